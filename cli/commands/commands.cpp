@@ -1,0 +1,13 @@
+#include "cli/commands/commands.hpp"
+
+namespace capsim::cli {
+
+void register_commands(CLI::App& app, CommandResult& result)
+{
+  add_run_command(app, result);
+  add_validate_command(app, result);
+  add_catalog_command(app, result);
+  add_trace_command(app, result);
+}
+
+} // namespace capsim::cli

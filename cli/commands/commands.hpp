@@ -1,0 +1,24 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace capsim::cli {
+
+// The subcommand that CLI11 parsed stores what to run here; main() runs it after parsing so
+// that exceptions map to exit codes in one place.
+struct CommandResult
+{
+  std::function<int()> action;
+};
+
+// Each command file adds its subcommand (one file per command, as in mamba's micromamba).
+void register_commands(CLI::App& app, CommandResult& result);
+
+void add_catalog_command(CLI::App& app, CommandResult& result);
+void add_run_command(CLI::App& app, CommandResult& result);
+void add_validate_command(CLI::App& app, CommandResult& result);
+void add_trace_command(CLI::App& app, CommandResult& result);
+
+} // namespace capsim::cli

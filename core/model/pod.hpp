@@ -1,0 +1,62 @@
+#pragma once
+
+#include "core/base/units.hpp"
+#include "core/model/kube.hpp"
+#include "core/model/resources.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace capsim::model {
+
+// Who owns a pod, which decides what happens when it is evicted: ReplicaSet/StatefulSet/Job
+// pods come back pending; bare pods are lost; DaemonSet pods follow their node.
+enum class OwnerKind : std::uint8_t { none, replica_set, stateful_set, job, daemon_set };
+
+// Everything that pods of one template share: scheduling constraints and metadata. Pods of a
+// Deployment, a Job or a trace template point at one PodSpec, so a million pods need a
+// million small Pod values, not a million copies of this.
+struct PodSpec
+{
+  std::string template_name; // Deployment/Job/... name, or the Pod's own name
+  std::string namespace_ = "default";
+  Labels labels;
+  std::map<std::string, std::string> annotations;
+  Resources requests; // effective pod requests incl. init containers and overhead (no pods:1)
+  Labels node_selector;
+  std::vector<NodeSelectorTerm> required_node_affinity; // ORed terms; empty = none
+  std::vector<PreferredNodeTerm> preferred_node_affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread;
+  std::vector<PodAffinityTerm> pod_affinity_required;
+  std::vector<WeightedPodAffinityTerm> pod_affinity_preferred;
+  std::vector<PodAffinityTerm> pod_anti_affinity_required;
+  std::vector<WeightedPodAffinityTerm> pod_anti_affinity_preferred;
+  std::vector<std::int32_t> host_ports;
+  std::int32_t priority = 0;
+  std::int64_t deletion_cost = 0; // controller.kubernetes.io/pod-deletion-cost
+  OwnerKind owner = OwnerKind::none;
+  // karpenter.sh/do-not-disrupt: "true" => k_never; a duration => that long from pod start.
+  Duration do_not_disrupt = 0;
+  bool safe_to_evict_false = false; // cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
+  bool has_local_storage = false;   // emptyDir/hostPath volumes (CAS skip-nodes-with-local-storage)
+  Duration termination_grace_period = 30 * k_second;
+};
+
+using PodSpecPtr = std::shared_ptr<const PodSpec>;
+
+// One pod of the workload. Requests may differ per pod (trace rows carry their own).
+struct Pod
+{
+  std::string name;
+  PodSpecPtr spec;
+  Resources requests; // what the scheduler uses; normally spec->requests
+  SimTime arrival = 0;
+  Duration runtime = -1;     // -1: runs until the end of the simulation
+  std::string node_name;     // bound at t=0 (spec.nodeName)
+  bool is_daemon = false;    // a DaemonSet pod (not counted in final_nodes pods)
+};
+
+} // namespace capsim::model

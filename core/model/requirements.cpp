@@ -1,0 +1,401 @@
+#include "core/model/requirements.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+namespace capsim::model {
+
+namespace {
+
+std::optional<std::int64_t> as_int(std::string_view s)
+{
+  std::int64_t v = 0;
+  const auto* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc() || ptr != end) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+bool within_bounds(std::string_view value, const std::optional<std::int64_t>& gt, const std::optional<std::int64_t>& lt)
+{
+  if (!gt && !lt) {
+    return true;
+  }
+  const auto v = as_int(value);
+  if (!v) {
+    return false;
+  }
+  return (!gt || *v > *gt) && (!lt || *v < *lt);
+}
+
+void sort_unique(std::vector<std::string>& v)
+{
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+bool contains(const std::vector<std::string>& sorted, std::string_view value)
+{
+  return std::binary_search(sorted.begin(), sorted.end(), value, std::less<>());
+}
+
+} // namespace
+
+std::optional<Operator> parse_operator(std::string_view text)
+{
+  if (text == "In") {
+    return Operator::in;
+  }
+  if (text == "NotIn") {
+    return Operator::not_in;
+  }
+  if (text == "Exists") {
+    return Operator::exists;
+  }
+  if (text == "DoesNotExist") {
+    return Operator::does_not_exist;
+  }
+  if (text == "Gt") {
+    return Operator::gt;
+  }
+  if (text == "Lt") {
+    return Operator::lt;
+  }
+  if (text == "Gte") {
+    return Operator::gte;
+  }
+  if (text == "Lte") {
+    return Operator::lte;
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(Operator op)
+{
+  switch (op) {
+  case Operator::in: return "In";
+  case Operator::not_in: return "NotIn";
+  case Operator::exists: return "Exists";
+  case Operator::does_not_exist: return "DoesNotExist";
+  case Operator::gt: return "Gt";
+  case Operator::lt: return "Lt";
+  case Operator::gte: return "Gte";
+  case Operator::lte: return "Lte";
+  }
+  return "?";
+}
+
+Requirement Requirement::make(std::string key, Operator op, std::vector<std::string> values, std::optional<int> min_values)
+{
+  Requirement r;
+  r.key = std::move(key);
+  r.min_values = min_values;
+  const auto bound = [&]() -> std::optional<std::int64_t> {
+    return values.empty() ? std::nullopt : as_int(values.front());
+  };
+  switch (op) {
+  case Operator::in:
+    r.values = std::move(values);
+    break;
+  case Operator::not_in:
+    r.complement = true;
+    r.values = std::move(values);
+    break;
+  case Operator::exists:
+    r.complement = true;
+    break;
+  case Operator::does_not_exist:
+    break;
+  case Operator::gt:
+    r.complement = true;
+    r.greater_than = bound();
+    break;
+  case Operator::gte:
+    r.complement = true;
+    if (auto b = bound()) {
+      r.greater_than = *b - 1;
+    }
+    break;
+  case Operator::lt:
+    r.complement = true;
+    r.less_than = bound();
+    break;
+  case Operator::lte:
+    r.complement = true;
+    if (auto b = bound()) {
+      r.less_than = *b + 1;
+    }
+    break;
+  }
+  sort_unique(r.values);
+  return r;
+}
+
+bool Requirement::has(std::string_view value) const
+{
+  if (complement) {
+    return !contains(values, value) && within_bounds(value, greater_than, less_than);
+  }
+  return contains(values, value) && within_bounds(value, greater_than, less_than);
+}
+
+std::size_t Requirement::size() const
+{
+  if (complement) {
+    return std::numeric_limits<std::size_t>::max() - values.size();
+  }
+  return values.size();
+}
+
+Operator Requirement::op() const
+{
+  if (complement) {
+    if (greater_than) {
+      return Operator::gt;
+    }
+    if (less_than) {
+      return Operator::lt;
+    }
+    return values.empty() ? Operator::exists : Operator::not_in;
+  }
+  return values.empty() ? Operator::does_not_exist : Operator::in;
+}
+
+Requirement Requirement::intersection(const Requirement& other) const
+{
+  Requirement r;
+  r.key = key;
+  r.complement = complement && other.complement;
+  if (greater_than && other.greater_than) {
+    r.greater_than = std::max(*greater_than, *other.greater_than);
+  } else {
+    r.greater_than = greater_than ? greater_than : other.greater_than;
+  }
+  if (less_than && other.less_than) {
+    r.less_than = std::min(*less_than, *other.less_than);
+  } else {
+    r.less_than = less_than ? less_than : other.less_than;
+  }
+  if (min_values && other.min_values) {
+    r.min_values = std::max(*min_values, *other.min_values);
+  } else {
+    r.min_values = min_values ? min_values : other.min_values;
+  }
+  if (r.greater_than && r.less_than && *r.greater_than >= *r.less_than) {
+    // An empty numeric range: DoesNotExist.
+    r.complement = false;
+    r.greater_than.reset();
+    r.less_than.reset();
+    return r;
+  }
+  if (complement && other.complement) {
+    std::set_union(values.begin(), values.end(), other.values.begin(), other.values.end(),
+                   std::back_inserter(r.values));
+  } else if (complement) {
+    std::set_difference(other.values.begin(), other.values.end(), values.begin(), values.end(),
+                        std::back_inserter(r.values));
+  } else if (other.complement) {
+    std::set_difference(values.begin(), values.end(), other.values.begin(), other.values.end(),
+                        std::back_inserter(r.values));
+  } else {
+    std::set_intersection(values.begin(), values.end(), other.values.begin(), other.values.end(),
+                          std::back_inserter(r.values));
+  }
+  std::erase_if(r.values, [&](const std::string& v) { return !within_bounds(v, r.greater_than, r.less_than); });
+  if (!r.complement) {
+    r.greater_than.reset();
+    r.less_than.reset();
+  }
+  return r;
+}
+
+std::string Requirement::any() const
+{
+  if (!complement && !values.empty()) {
+    return values.front();
+  }
+  return {};
+}
+
+Requirements Requirements::from_labels(const std::map<std::string, std::string>& labels)
+{
+  Requirements r;
+  r.m_items.reserve(labels.size());
+  for (const auto& [k, v] : labels) {
+    Requirement req;
+    req.key = k;
+    req.values = {v};
+    r.m_items.push_back(std::move(req)); // std::map iterates sorted, so m_items stays sorted
+  }
+  return r;
+}
+
+void Requirements::add(const Requirement& r)
+{
+  auto it = std::lower_bound(m_items.begin(), m_items.end(), r.key,
+                             [](const Requirement& a, std::string_view k) { return a.key < k; });
+  if (it != m_items.end() && it->key == r.key) {
+    *it = it->intersection(r);
+  } else {
+    m_items.insert(it, r);
+  }
+}
+
+void Requirements::add(const Requirements& other)
+{
+  for (const auto& r : other.m_items) {
+    add(r);
+  }
+}
+
+const Requirement* Requirements::find(std::string_view key) const
+{
+  auto it = std::lower_bound(m_items.begin(), m_items.end(), key,
+                             [](const Requirement& a, std::string_view k) { return a.key < k; });
+  if (it != m_items.end() && it->key == key) {
+    return &*it;
+  }
+  return nullptr;
+}
+
+bool Requirements::has(std::string_view key) const
+{
+  return find(key) != nullptr;
+}
+
+Requirement Requirements::get(std::string_view key) const
+{
+  if (const auto* r = find(key)) {
+    return *r;
+  }
+  return Requirement::make(std::string(key), Operator::exists, {});
+}
+
+void Requirements::erase(std::string_view key)
+{
+  std::erase_if(m_items, [&](const Requirement& r) { return r.key == key; });
+}
+
+std::string Requirements::intersects(const Requirements& other) const
+{
+  // Both lists are sorted by key: merge.
+  auto a = m_items.begin();
+  auto b = other.m_items.begin();
+  while (a != m_items.end() && b != other.m_items.end()) {
+    if (a->key < b->key) {
+      ++a;
+    } else if (b->key < a->key) {
+      ++b;
+    } else {
+      if (a->intersection(*b).empty()) {
+        const Operator incoming = b->op();
+        const Operator existing = a->op();
+        const bool incoming_negative = incoming == Operator::not_in || incoming == Operator::does_not_exist;
+        const bool existing_negative = existing == Operator::not_in || existing == Operator::does_not_exist;
+        if (!(incoming_negative && existing_negative)) {
+          return fmt::format("key {}, {} not in {}", a->key, to_string(*b), to_string(*a));
+        }
+      }
+      ++a;
+      ++b;
+    }
+  }
+  return {};
+}
+
+std::string Requirements::compatible(const Requirements& incoming, bool allow_undefined_well_known) const
+{
+  for (const auto& r : incoming.m_items) {
+    if (allow_undefined_well_known && is_well_known_label(r.key)) {
+      continue;
+    }
+    const Operator op = r.op();
+    if (has(r.key) || op == Operator::not_in || op == Operator::does_not_exist) {
+      continue;
+    }
+    return fmt::format("label \"{}\" does not have known values", r.key);
+  }
+  return intersects(incoming);
+}
+
+std::map<std::string, std::string> Requirements::single_value_labels() const
+{
+  std::map<std::string, std::string> out;
+  for (const auto& r : m_items) {
+    if (!r.complement && r.values.size() == 1) {
+      out.emplace(r.key, r.values.front());
+    }
+  }
+  return out;
+}
+
+bool is_well_known_label(std::string_view key)
+{
+  static constexpr std::string_view k_known[] = {
+      labels::k_nodepool,
+      labels::k_zone,
+      labels::k_region,
+      labels::k_instance_type,
+      labels::k_arch,
+      labels::k_os,
+      labels::k_capacity_type,
+      labels::k_windows_build,
+      "karpenter.k8s.aws/instance-hypervisor",
+      "karpenter.k8s.aws/instance-encryption-in-transit-supported",
+      labels::k_instance_category,
+      "karpenter.k8s.aws/instance-family",
+      labels::k_instance_generation,
+      "karpenter.k8s.aws/instance-local-nvme",
+      labels::k_instance_size,
+      labels::k_instance_cpu,
+      "karpenter.k8s.aws/instance-cpu-manufacturer",
+      "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
+      labels::k_instance_memory,
+      "karpenter.k8s.aws/instance-ebs-bandwidth",
+      "karpenter.k8s.aws/instance-network-bandwidth",
+      labels::k_instance_gpu_name,
+      "karpenter.k8s.aws/instance-gpu-manufacturer",
+      labels::k_instance_gpu_count,
+      "karpenter.k8s.aws/instance-gpu-memory",
+      "karpenter.k8s.aws/instance-accelerator-name",
+      "karpenter.k8s.aws/instance-accelerator-manufacturer",
+      "karpenter.k8s.aws/instance-accelerator-count",
+      "karpenter.k8s.aws/instance-capability-flex",
+      "topology.k8s.aws/zone-id",
+      "karpenter.k8s.aws/capacity-reservation-id",
+  };
+  for (const auto k : k_known) {
+    if (k == key) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string to_string(const Requirement& r)
+{
+  const Operator op = r.op();
+  std::string out = fmt::format("{} {}", r.key, to_string(op));
+  if (op == Operator::gt && r.greater_than) {
+    out += fmt::format(" {}", *r.greater_than);
+  } else if (op == Operator::lt && r.less_than) {
+    out += fmt::format(" {}", *r.less_than);
+  } else if (!r.values.empty()) {
+    out += " [";
+    for (std::size_t i = 0; i < r.values.size() && i < 8; ++i) {
+      out += (i != 0 ? "," : "") + r.values[i];
+    }
+    if (r.values.size() > 8) {
+      out += fmt::format(",... {} values", r.values.size());
+    }
+    out += "]";
+  }
+  return out;
+}
+
+} // namespace capsim::model

@@ -1,0 +1,202 @@
+#pragma once
+
+#include "core/base/diagnostics.hpp"
+#include "core/base/units.hpp"
+#include "core/catalog/instance_type.hpp"
+#include "core/model/kube.hpp"
+#include "core/model/node_group.hpp"
+#include "core/model/node_pool.hpp"
+#include "core/model/pod.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace capsim::model {
+
+// A v1 Node present at t=0.
+struct InitialNode
+{
+  std::string name;
+  Labels labels; // instance type, zone, capacity type, nodepool / nodegroup come from here
+  std::vector<Taint> taints;
+  std::optional<Resources> capacity;    // status.capacity, when given
+  std::optional<Resources> allocatable; // status.allocatable, when given
+  std::string owner_pool;               // NodePool name, NodeGroup name, or "" (static)
+  enum class Owner : std::uint8_t { static_node, node_pool, node_group } owner = Owner::static_node;
+  bool do_not_disrupt = false;
+  SourceLocation location;
+};
+
+struct DaemonSet
+{
+  std::string name;
+  PodSpecPtr spec;
+};
+
+// A Deployment/StatefulSet/ReplicaSet/Job: a template with replicas present at t=0.
+struct Workload
+{
+  std::string kind; // Deployment, StatefulSet, ReplicaSet, Job, Pod
+  std::string name;
+  PodSpecPtr spec;
+  std::int32_t replicas = 1;
+  Duration runtime = -1; // Jobs: capsim.io/runtime annotation; -1 = until the end
+};
+
+struct TraceSource
+{
+  std::string path; // resolved against the scenario's folder
+  std::string format = "csv"; // csv | jsonl | openb | kubectl
+  std::string template_name;  // default template for rows without one
+  SourceLocation location;
+};
+
+struct RuntimeDistribution
+{
+  std::string dist = "fixed"; // fixed | exponential | lognormal | uniform
+  Duration median = 0;
+  Duration p95 = 0;
+  Duration min = 0;
+  Duration max = 0;
+};
+
+struct Step
+{
+  SimTime at = 0;
+  std::int32_t replicas = 0;
+};
+
+struct Generator
+{
+  std::string template_name;
+  std::string pattern; // diurnal | poisson | steps | burst | constant
+  std::int32_t min = 0;
+  std::int32_t max = 0;
+  Duration period = 24 * k_hour;
+  double rate_per_hour = 0;
+  std::vector<Step> steps;
+  SimTime at = 0;     // burst start
+  std::int32_t count = 0; // burst size
+  std::optional<RuntimeDistribution> runtime;
+  SourceLocation location;
+};
+
+struct EventSelector
+{
+  std::string instance_type;
+  std::string zone;
+  std::string capacity_type;
+  std::string node_pool;
+  std::string node_name;
+};
+
+struct ScenarioEvent
+{
+  SimTime at = 0;
+  std::string kind; // SpotInterruption | Drift | InsufficientCapacity | ScaleWorkload
+  EventSelector selector;
+  std::int32_t count = 1;
+  std::string node_pool;
+  Duration duration = 0; // "for"
+  std::string workload;  // ScaleWorkload target
+  std::int32_t replicas = 0;
+  SourceLocation location;
+};
+
+struct KarpenterSettings
+{
+  Duration batch_idle_duration = 1 * k_second;
+  Duration batch_max_duration = 10 * k_second;
+  Duration launch_latency = 45 * k_second;       // CreateFleet to node registered
+  Duration registration_latency = 30 * k_second; // registered to initialized (Ready)
+  bool spot_to_spot_consolidation = false;
+  std::string version = "1.14";  // disruption candidate order: "1.13" or "1.14"
+  bool preference_policy_ignore = false;
+  bool min_values_best_effort = false;
+  std::int32_t max_instance_types = 60;
+};
+
+struct ClusterAutoscalerSettings
+{
+  std::string expander = "least-waste"; // may be a comma-separated chain
+  Duration scan_interval = 10 * k_second;
+  double scale_down_utilization_threshold = 0.5;
+  Duration scale_down_unneeded_time = 10 * k_minute;
+  Duration scale_down_delay_after_add = 10 * k_minute;
+  Duration scale_down_delay_after_delete = 0;
+  Duration scale_down_delay_after_failure = 3 * k_minute;
+  Duration launch_latency = 90 * k_second;
+  Duration max_node_provision_time = 15 * k_minute;
+  std::int32_t max_nodes_total = 0; // 0 = unlimited
+  std::int32_t max_empty_bulk_delete = 10;
+  std::int32_t max_scale_down_parallelism = 10;
+  bool balance_similar_node_groups = false;
+  bool skip_nodes_with_local_storage = true;
+  bool skip_nodes_with_system_pods = true;
+  bool use_real_allocatable = false; // templates from zero: capacity (CA's AWS default) or real allocatable
+  bool rebalance_recommendation = false; // earlier notice than 2 minutes for spot
+  Duration new_pod_scale_up_delay = 0;
+};
+
+struct SpotSettings
+{
+  std::string interruption_model = "advisor"; // advisor | none
+  double hazard_multiplier = 1.0;
+};
+
+struct PricingSettings
+{
+  double on_demand_discount = 0;      // fraction 0..1 (EDP / Savings Plans)
+  double savings_plan_usd_per_hour = 0;
+  double savings_plan_discount = 0;
+  double node_overhead_usd_per_hour = 0;
+  double min_spot_discount = 0;
+};
+
+struct ScenarioSettings
+{
+  std::string name = "scenario";
+  std::string region = "us-east-1";
+  std::vector<std::string> zones; // empty: the region's zones in the catalog
+  Duration duration = 0;          // 0: until the workload ends
+  std::uint64_t seed = 1;
+  std::string catalog = "default";
+  std::vector<std::string> engines; // empty: those the stream configures
+  KarpenterSettings karpenter;
+  ClusterAutoscalerSettings cluster_autoscaler;
+  SpotSettings spot;
+  PricingSettings pricing;
+};
+
+// A capsim/v1 Catalog document: replaces or extends the default catalog.
+struct InlineCatalog
+{
+  bool replace = true;
+  std::vector<std::string> zones;
+  std::vector<catalog::InstanceType> instance_types;
+  SourceLocation location;
+};
+
+// Everything read from a scenario stream, before the catalog and traces are resolved.
+struct Scenario
+{
+  std::string source_path;
+  ScenarioSettings settings;
+  std::vector<NodePool> node_pools;
+  std::vector<NodeGroup> node_groups;
+  std::vector<InitialNode> nodes;
+  std::vector<Pod> pods; // bare pods at t=0
+  std::vector<Workload> workloads;
+  std::vector<DaemonSet> daemon_sets;
+  std::vector<PodDisruptionBudget> pdbs;
+  std::vector<TraceSource> traces;
+  std::vector<Generator> generators;
+  std::vector<ScenarioEvent> events;
+  std::optional<InlineCatalog> inline_catalog;
+  // Templates by name (Deployments, Jobs, ... and bare Pods) for traces and generators.
+  [[nodiscard]] PodSpecPtr find_template(std::string_view name) const;
+};
+
+} // namespace capsim::model

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs missing packages, builds with AddressSanitizer + UndefinedBehaviorSanitizer and
+# warnings as errors, and runs every test. Exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/deps.sh
+
+build=build/asan
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCAPSIM_SANITIZE=ON \
+  -DCMAKE_COMPILE_WARNING_AS_ERROR=ON -DCAPSIM_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build" -j "$(nproc)"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$(nproc)"
