@@ -1,0 +1,101 @@
+#include "core/cluster/cluster.hpp"
+
+#include "core/base/diagnostics.hpp"
+
+#include <algorithm>
+
+namespace capsim::cluster {
+
+PodIndex Cluster::add_pod(model::Pod pod)
+{
+  PodState s;
+  s.pod = std::move(pod);
+  m_pods.push_back(std::move(s));
+  m_pending_pos.push_back(k_none);
+  return static_cast<PodIndex>(m_pods.size() - 1);
+}
+
+NodeIndex Cluster::add_node(NodeState node)
+{
+  node.requirements = model::Requirements::from_labels(node.labels);
+  if (node.alive()) {
+    ++m_alive_nodes;
+  }
+  m_nodes.push_back(std::move(node));
+  return static_cast<NodeIndex>(m_nodes.size() - 1);
+}
+
+void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
+{
+  auto& p = m_pods[pod];
+  CAPSIM_CHECK(p.node == k_none, "bind: pod " + p.pod.name + " is already bound");
+  clear_pending(pod);
+  auto& n = m_nodes[node];
+  p.node = node;
+  p.phase = PodPhase::bound;
+  n.requested += p.pod.requests;
+  if (p.pod.is_daemon) {
+    n.daemon_requested += p.pod.requests;
+  } else {
+    n.pods.push_back(pod);
+  }
+  n.last_pod_event = now;
+}
+
+void Cluster::unbind(PodIndex pod, SimTime now)
+{
+  auto& p = m_pods[pod];
+  CAPSIM_CHECK(p.node != k_none, "unbind: pod " + p.pod.name + " is not bound");
+  auto& n = m_nodes[p.node];
+  n.requested -= p.pod.requests;
+  if (p.pod.is_daemon) {
+    n.daemon_requested -= p.pod.requests;
+  } else {
+    auto it = std::find(n.pods.begin(), n.pods.end(), pod);
+    if (it != n.pods.end()) {
+      *it = n.pods.back();
+      n.pods.pop_back();
+    }
+  }
+  n.last_pod_event = now;
+  p.node = k_none;
+  p.started_at = -1;
+  p.finish_at = -1;
+}
+
+void Cluster::set_pending(PodIndex pod, SimTime now)
+{
+  auto& p = m_pods[pod];
+  p.phase = PodPhase::pending;
+  p.pending_since = now;
+  if (m_pending_pos[pod] == k_none) {
+    m_pending_pos[pod] = static_cast<std::uint32_t>(m_pending.size());
+    m_pending.push_back(pod);
+  }
+}
+
+void Cluster::clear_pending(PodIndex pod)
+{
+  const std::uint32_t pos = m_pending_pos[pod];
+  if (pos == k_none) {
+    return;
+  }
+  // Keep arrival order: erase in place (pending lists are short compared to pods).
+  m_pending.erase(m_pending.begin() + pos);
+  m_pending_pos[pod] = k_none;
+  for (std::size_t i = pos; i < m_pending.size(); ++i) {
+    m_pending_pos[m_pending[i]] = static_cast<std::uint32_t>(i);
+  }
+}
+
+void Cluster::mark_terminated(NodeIndex node, SimTime now)
+{
+  auto& n = m_nodes[node];
+  if (n.alive()) {
+    --m_alive_nodes;
+  }
+  n.lifecycle = NodeLifecycle::terminated;
+  n.terminated_at = now;
+}
+
+} // namespace capsim::cluster

@@ -1,0 +1,141 @@
+#pragma once
+
+#include "core/base/units.hpp"
+#include "core/catalog/instance_type.hpp"
+#include "core/model/kube.hpp"
+#include "core/model/pod.hpp"
+#include "core/model/requirements.hpp"
+#include "core/model/resources.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace capsim::cluster {
+
+using PodIndex = std::uint32_t;
+using NodeIndex = std::uint32_t;
+inline constexpr std::uint32_t k_none = UINT32_MAX;
+
+enum class PodPhase : std::uint8_t {
+  future,   // not arrived yet
+  pending,  // waiting for a node
+  bound,    // bound to a node (running once the node is ready)
+  finished, // ran to completion or was deleted by the workload
+  lost,     // evicted bare pod: nothing recreates it
+};
+
+struct PodState
+{
+  model::Pod pod;
+  PodPhase phase = PodPhase::future;
+  NodeIndex node = k_none;
+  SimTime pending_since = 0; // when it last became pending
+  SimTime started_at = -1;   // when it last started running (bound on a ready node)
+  SimTime finish_at = -1;    // absolute completion time while running; -1 = none
+  SimTime departure = -1;    // absolute deletion time from the workload; -1 = none
+  NodeIndex nominated = k_none; // node Karpenter planned for it (kube-scheduler decides)
+  std::uint32_t evictions = 0;
+};
+
+enum class NodeOwner : std::uint8_t { static_node, node_pool, node_group };
+
+enum class NodeLifecycle : std::uint8_t {
+  launching,  // NodeClaim created / ASG instance requested; no Node yet
+  registered, // Node exists, not yet initialized (startup taints, not Ready)
+  ready,      // initialized: pods can run
+  deleting,   // cordoned and draining; pods are being evicted
+  terminated,
+};
+
+struct NodeState
+{
+  std::string name;
+  const catalog::InstanceType* instance_type = nullptr; // nullptr only for unknown static types
+  std::string zone;
+  std::string capacity_type;
+  double price_per_hour = 0;
+  model::Labels labels;
+  model::Requirements requirements; // labels as requirements (each key In [value])
+  std::vector<model::Taint> taints; // current taints (startup taints until initialized)
+  model::Resources allocatable;
+  model::Resources requested;        // every bound pod incl. DaemonSet overhead
+  model::Resources daemon_requested; // DaemonSet part of requested
+  NodeOwner owner = NodeOwner::static_node;
+  std::uint32_t pool = k_none; // NodePool or NodeGroup index
+  NodeLifecycle lifecycle = NodeLifecycle::launching;
+  SimTime created_at = 0;
+  SimTime registered_at = -1;
+  SimTime ready_at = -1;
+  SimTime deleting_since = -1;
+  SimTime terminated_at = -1;
+  SimTime last_pod_event = 0; // Karpenter's lastPodEventTime (Consolidatable condition)
+  SimTime nominated_until = -1;
+  SimTime expire_at = -1;       // -1 = never
+  SimTime drifted_at = -1;      // -1 = not drifted
+  bool do_not_disrupt = false;  // node annotation karpenter.sh/do-not-disrupt
+  bool disrupted_taint = false; // karpenter.sh/disrupted:NoSchedule (candidate in a command)
+  std::uint64_t template_hash = 0;
+  std::vector<PodIndex> pods; // bound non-DaemonSet pods
+
+  [[nodiscard]] bool alive() const { return lifecycle != NodeLifecycle::terminated; }
+
+  [[nodiscard]] bool schedulable() const
+  {
+    return lifecycle != NodeLifecycle::deleting && lifecycle != NodeLifecycle::terminated && !disrupted_taint;
+  }
+
+  [[nodiscard]] model::Resources available() const { return allocatable - requested; }
+};
+
+// The simulated cluster: pods, nodes and the bindings between them. Both engines read it;
+// only the simulation engine (sim/) changes it, through these methods, which keep the
+// bindings and per-node sums consistent.
+class Cluster
+{
+public:
+  [[nodiscard]] const std::vector<PodState>& pods() const { return m_pods; }
+
+  [[nodiscard]] const std::vector<NodeState>& nodes() const { return m_nodes; }
+
+  [[nodiscard]] const PodState& pod(PodIndex i) const { return m_pods[i]; }
+
+  [[nodiscard]] const NodeState& node(NodeIndex i) const { return m_nodes[i]; }
+
+  // Mutable access for the engine's bookkeeping fields (timestamps, lifecycle, taints).
+  // Bindings and requested sums must go through bind()/unbind().
+  [[nodiscard]] PodState& pod_mut(PodIndex i) { return m_pods[i]; }
+
+  [[nodiscard]] NodeState& node_mut(NodeIndex i) { return m_nodes[i]; }
+
+  PodIndex add_pod(model::Pod pod);
+  NodeIndex add_node(NodeState node);
+
+  void reserve_pods(std::size_t n) { m_pods.reserve(n); }
+
+  // Bind a pending pod to a node (adds its requests to the node).
+  void bind(PodIndex pod, NodeIndex node, SimTime now);
+  // Remove a bound pod from its node; the caller sets the new phase.
+  void unbind(PodIndex pod, SimTime now);
+
+  // Indices of pods currently pending, in the order they became pending.
+  [[nodiscard]] const std::vector<PodIndex>& pending() const { return m_pending; }
+
+  void set_pending(PodIndex pod, SimTime now);
+  // Leaves the pending list (bound, finished or lost); call before changing phase.
+  void clear_pending(PodIndex pod);
+
+  // Number of nodes not terminated.
+  [[nodiscard]] std::size_t alive_nodes() const { return m_alive_nodes; }
+
+  void mark_terminated(NodeIndex node, SimTime now);
+
+private:
+  std::vector<PodState> m_pods;
+  std::vector<NodeState> m_nodes;
+  std::vector<PodIndex> m_pending;
+  std::vector<std::uint32_t> m_pending_pos; // position in m_pending per pod, or k_none
+  std::size_t m_alive_nodes = 0;
+};
+
+} // namespace capsim::cluster

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "core/base/units.hpp"
+#include "core/catalog/instance_type.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/report/result.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace capsim::sim {
+
+// What an autoscaler asks the simulated cloud to launch.
+struct LaunchRequest
+{
+  const catalog::InstanceType* instance_type = nullptr;
+  std::string zone;
+  std::string capacity_type;
+  double price_per_hour = 0;
+  model::Labels labels; // node labels beyond the instance type's own (pool labels, ...)
+  std::vector<model::Taint> taints;
+  std::vector<model::Taint> startup_taints; // removed at initialization
+  cluster::NodeOwner owner = cluster::NodeOwner::node_pool;
+  std::uint32_t pool = cluster::k_none;
+  Duration launch_latency = 0;       // request to Node registered
+  Duration registration_latency = 0; // registered to initialized (Ready)
+  SimTime expire_at = -1;
+  std::uint64_t template_hash = 0;
+  std::vector<cluster::PodIndex> nominated_pods; // pods planned onto this node
+};
+
+enum class DeleteReason : std::uint8_t {
+  emptiness,
+  consolidation_delete,
+  consolidation_replace,
+  drift,
+  expiration,
+  spot_interruption,
+  scale_down, // Cluster Autoscaler
+  launch_failed,
+};
+
+// The seam between an autoscaler policy and the simulated cloud/cluster. The engine owns the
+// clock, the event queue and the cluster; policies change the world only through this.
+class Actuator
+{
+public:
+  virtual ~Actuator() = default;
+
+  // Launch a node. Returns k_none when the launch fails (an InsufficientCapacity event covers
+  // the offering); the offering is then unavailable for the ICE TTL.
+  virtual cluster::NodeIndex launch(const LaunchRequest& request) = 0;
+
+  // Cordon and drain a node, then terminate it. Pods are evicted (ReplicaSet/Job pods come
+  // back pending; bare pods are lost). `grace` bounds how long PDBs may hold the drain.
+  virtual void delete_node(cluster::NodeIndex node, DeleteReason reason) = 0;
+
+  // Whether (type, zone, capacity type) can be launched now (not ICE'd, not recently interrupted).
+  [[nodiscard]] virtual bool offering_available(std::string_view instance_type, std::string_view zone,
+                                                std::string_view capacity_type) const = 0;
+
+  // Record a decision for --explain and the HTML report.
+  virtual void record(report::Decision decision) = 0;
+};
+
+// An autoscaler policy under simulation (Karpenter or Cluster Autoscaler).
+class Controller
+{
+public:
+  virtual ~Controller() = default;
+
+  [[nodiscard]] virtual std::string_view name() const = 0;
+
+  // Do whatever is due at `now`. Returns the next time the controller wants to run; the engine
+  // also wakes it whenever pods become pending or nodes become ready.
+  virtual std::optional<SimTime> reconcile(SimTime now, const cluster::Cluster& cluster, Actuator& actuator) = 0;
+};
+
+} // namespace capsim::sim
