@@ -54,7 +54,8 @@ struct Pod
   PodSpecPtr spec;
   Resources requests; // what the scheduler uses; normally spec->requests
   SimTime arrival = 0;
-  Duration runtime = -1;     // -1: runs until the end of the simulation
+  Duration runtime = -1;     // running time once started; -1: runs until deleted or the end
+  SimTime departure = -1;    // absolute time the workload deletes it (pending or not); -1: never
   std::string node_name;     // bound at t=0 (spec.nodeName)
   bool is_daemon = false;    // a DaemonSet pod (not counted in final_nodes pods)
 };
