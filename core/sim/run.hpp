@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/model/scenario.hpp"
+#include "core/report/result.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace capsim::sim {
+
+struct RunOptions
+{
+  std::vector<std::string> engines; // "karpenter", "cluster-autoscaler"; empty = scenario's choice
+  std::optional<std::uint64_t> seed; // overrides spec.seed
+  Duration timeline_step = 0;        // 0 = no timeline rows
+  bool explain = false;              // keep the decision log
+  // Progress callback: fraction of simulated time done, 0..1 (called at most ~100 times).
+  std::function<void(double)> progress;
+};
+
+// Run one scenario through the requested engines: resolves the catalog and the workload,
+// simulates each engine from the same inputs and seed, and returns SPEC §7's result.
+// Throws InputError on bad input.
+[[nodiscard]] report::RunResult run_scenario(const model::Scenario& scenario, const RunOptions& options);
+
+} // namespace capsim::sim
