@@ -33,9 +33,11 @@ void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
   auto& n = m_nodes[node];
   p.node = node;
   p.phase = PodPhase::bound;
-  n.requested += p.pod.requests;
+  model::Resources r = p.pod.requests;
+  r[model::k_pods] += 1;
+  n.requested += r;
   if (p.pod.is_daemon) {
-    n.daemon_requested += p.pod.requests;
+    n.daemon_requested += r;
   } else {
     n.pods.push_back(pod);
   }
@@ -47,9 +49,11 @@ void Cluster::unbind(PodIndex pod, SimTime now)
   auto& p = m_pods[pod];
   CAPSIM_CHECK(p.node != k_none, "unbind: pod " + p.pod.name + " is not bound");
   auto& n = m_nodes[p.node];
-  n.requested -= p.pod.requests;
+  model::Resources r = p.pod.requests;
+  r[model::k_pods] += 1;
+  n.requested -= r;
   if (p.pod.is_daemon) {
-    n.daemon_requested -= p.pod.requests;
+    n.daemon_requested -= r;
   } else {
     auto it = std::find(n.pods.begin(), n.pods.end(), pod);
     if (it != n.pods.end()) {

@@ -59,7 +59,9 @@ struct NodeState
   model::Requirements requirements; // labels as requirements (each key In [value])
   std::vector<model::Taint> taints; // current taints (startup taints until initialized)
   model::Resources allocatable;
-  model::Resources requested;        // every bound pod incl. DaemonSet overhead
+  // Every bound pod's requests PLUS one `pods` each (Pod::requests carries no pods entry),
+  // plus the DaemonSet overhead the engine applies when the node is created.
+  model::Resources requested;
   model::Resources daemon_requested; // DaemonSet part of requested
   NodeOwner owner = NodeOwner::static_node;
   std::uint32_t pool = k_none; // NodePool or NodeGroup index

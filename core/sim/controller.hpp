@@ -77,6 +77,14 @@ public:
   // Do whatever is due at `now`. Returns the next time the controller wants to run; the engine
   // also wakes it whenever pods become pending or nodes become ready.
   virtual std::optional<SimTime> reconcile(SimTime now, const cluster::Cluster& cluster, Actuator& actuator) = 0;
+
+  // How long before a spot instance is reclaimed the controller starts draining it: Karpenter
+  // acts on the 2-minute interruption notice; Cluster Autoscaler alone does nothing (0: pods die
+  // with the instance) unless a rebalance-recommendation handler is configured.
+  [[nodiscard]] virtual Duration interruption_lead_time() const { return 2 * k_minute; }
+
+  // Called when the engine has finished, to let the controller add engine-specific warnings.
+  virtual void finish(report::EngineResult& /*result*/) {}
 };
 
 } // namespace capsim::sim
