@@ -1,0 +1,751 @@
+#include "core/sim/engine.hpp"
+
+#include "core/base/quantity.hpp"
+#include "core/base/rng.hpp"
+#include "core/sim/placement.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace capsim::sim {
+
+namespace {
+
+using cluster::k_none;
+using cluster::NodeIndex;
+using cluster::NodeLifecycle;
+using cluster::NodeOwner;
+using cluster::PodIndex;
+using cluster::PodPhase;
+
+constexpr double k_ms_per_hour = 3'600'000.0;
+constexpr Duration k_min_billing = k_minute;
+
+// Monthly interruption frequency for each Spot Advisor band (<5%, 5-10%, 10-15%, 15-20%, >20%),
+// taken at the middle of the band (25% for the open-ended top band).
+constexpr double k_band_monthly_rate[] = {0.025, 0.075, 0.125, 0.175, 0.25};
+constexpr double k_month_ms = 30.0 * 24 * 3'600'000.0;
+
+bool selector_matches(const model::EventSelector& s, const cluster::NodeState& n)
+{
+  return (s.instance_type.empty() || (n.instance_type != nullptr && n.instance_type->name == s.instance_type))
+         && (s.zone.empty() || s.zone == n.zone) && (s.capacity_type.empty() || s.capacity_type == n.capacity_type)
+         && (s.node_name.empty() || s.node_name == n.name)
+         && (s.node_pool.empty()
+             || (n.labels.count(std::string(model::labels::k_nodepool)) != 0
+                 && n.labels.at(std::string(model::labels::k_nodepool)) == s.node_pool));
+}
+
+} // namespace
+
+Engine::Engine(const EngineInput& input) : m_input(input) {}
+
+void Engine::account_node(const cluster::NodeState& node, int sign)
+{
+  m_sums.nodes += sign;
+  m_sums.cpu_alloc += sign * node.allocatable.cpu();
+  m_sums.mem_alloc += sign * node.allocatable.memory();
+  m_sums.cpu_req += sign * node.requested.cpu();
+  m_sums.mem_req += sign * node.requested.memory();
+  m_sums.price_rate += sign * node.price_per_hour;
+  m_peak_nodes = std::max(m_peak_nodes, m_sums.nodes);
+}
+
+std::string Engine::pool_name_for(cluster::NodeOwner owner, std::uint32_t pool) const
+{
+  const auto& sc = *m_input.scenario;
+  if (owner == NodeOwner::node_pool && pool < sc.node_pools.size()) {
+    return sc.node_pools[pool].name;
+  }
+  if (owner == NodeOwner::node_group && pool < sc.node_groups.size()) {
+    return sc.node_groups[pool].name;
+  }
+  return "node";
+}
+
+std::string Engine::pool_name(const cluster::NodeState& node) const
+{
+  const auto& sc = *m_input.scenario;
+  if (node.owner == NodeOwner::node_pool && node.pool < sc.node_pools.size()) {
+    return sc.node_pools[node.pool].name;
+  }
+  if (node.owner == NodeOwner::node_group && node.pool < sc.node_groups.size()) {
+    return sc.node_groups[node.pool].name;
+  }
+  return "static";
+}
+
+void Engine::apply_daemon_overhead(NodeIndex index)
+{
+  auto& node = m_cluster.node_mut(index);
+  for (const auto& ds : m_input.scenario->daemon_sets) {
+    if (!ds.spec || !daemon_runs_on(*ds.spec, node)) {
+      continue;
+    }
+    model::Resources r = ds.spec->requests;
+    r[model::k_pods] += 1;
+    node.requested += r;
+    node.daemon_requested += r;
+  }
+}
+
+void Engine::add_initial_state()
+{
+  const auto& sc = *m_input.scenario;
+  for (const auto& in : sc.nodes) {
+    cluster::NodeState n;
+    n.name = in.name;
+    n.labels = in.labels;
+    n.taints = in.taints;
+    const auto it_label = in.labels.find(std::string(model::labels::k_instance_type));
+    if (it_label != in.labels.end()) {
+      n.instance_type = m_input.catalog->find(it_label->second);
+    }
+    const auto label = [&](std::string_view key) {
+      auto it = in.labels.find(std::string(key));
+      return it == in.labels.end() ? std::string() : it->second;
+    };
+    n.zone = label(model::labels::k_zone);
+    n.capacity_type = label(model::labels::k_capacity_type);
+    if (n.capacity_type.empty()) {
+      n.capacity_type = std::string(model::k_capacity_on_demand);
+    }
+    if (n.instance_type != nullptr) {
+      n.allocatable = n.instance_type->allocatable();
+      for (const auto& o : n.instance_type->offerings) {
+        if (o.capacity_type == n.capacity_type && (n.zone.empty() || o.zone == n.zone)) {
+          n.price_per_hour = o.price_per_hour;
+          break;
+        }
+      }
+      for (const auto& [k, v] : n.instance_type->labels) {
+        n.labels.emplace(k, v);
+      }
+    }
+    if (in.allocatable) {
+      n.allocatable = *in.allocatable;
+    } else if (in.capacity && n.instance_type == nullptr) {
+      n.allocatable = *in.capacity;
+    }
+    n.labels[std::string(model::labels::k_hostname)] = n.name;
+    n.lifecycle = NodeLifecycle::ready;
+    n.created_at = 0;
+    n.registered_at = 0;
+    n.ready_at = 0;
+    n.do_not_disrupt = in.do_not_disrupt;
+    switch (in.owner) {
+    case model::InitialNode::Owner::node_pool:
+      n.owner = NodeOwner::node_pool;
+      for (std::uint32_t i = 0; i < sc.node_pools.size(); ++i) {
+        if (sc.node_pools[i].name == in.owner_pool) {
+          n.pool = i;
+          n.template_hash = sc.node_pools[i].template_hash;
+          if (sc.node_pools[i].expire_after != k_never) {
+            n.expire_at = sc.node_pools[i].expire_after;
+          }
+        }
+      }
+      break;
+    case model::InitialNode::Owner::node_group:
+      n.owner = NodeOwner::node_group;
+      for (std::uint32_t i = 0; i < sc.node_groups.size(); ++i) {
+        if (sc.node_groups[i].name == in.owner_pool) {
+          n.pool = i;
+        }
+      }
+      break;
+    case model::InitialNode::Owner::static_node:
+      n.owner = NodeOwner::static_node;
+      break;
+    }
+    if (n.pool == k_none && n.owner != NodeOwner::static_node) {
+      n.owner = NodeOwner::static_node;
+    }
+    const NodeIndex idx = m_cluster.add_node(std::move(n));
+    apply_daemon_overhead(idx);
+    account_node(m_cluster.node(idx), +1);
+    m_result.nodes.launched += 0; // initial nodes are not launches
+    if (m_cluster.node(idx).capacity_type == model::k_capacity_spot) {
+      schedule_spot_interruption(idx);
+    }
+  }
+}
+
+cluster::NodeIndex Engine::launch(const LaunchRequest& request)
+{
+  CAPSIM_CHECK(request.instance_type != nullptr, "launch without an instance type");
+  const auto& type = *request.instance_type;
+  if (!offering_available(type.name, request.zone, request.capacity_type)) {
+    return k_none;
+  }
+  if (ice_active(type.name, request.zone, request.capacity_type)) {
+    mark_unavailable(type.name, request.zone, request.capacity_type, k_unavailable_offering_ttl);
+    record({m_now, "launch", type.name, "insufficient-capacity",
+            fmt::format("{} {} {} unavailable for {}", type.name, request.zone, request.capacity_type,
+                        format_duration(k_unavailable_offering_ttl)),
+            0});
+    return k_none;
+  }
+  cluster::NodeState n;
+  ++m_node_counter;
+  n.name = fmt::format("{}-{:06d}", pool_name_for(request.owner, request.pool), m_node_counter);
+  n.instance_type = &type;
+  n.zone = request.zone;
+  n.capacity_type = request.capacity_type;
+  n.price_per_hour = request.price_per_hour;
+  n.labels = type.labels;
+  for (const auto& [k, v] : request.labels) {
+    n.labels[k] = v;
+  }
+  n.labels[std::string(model::labels::k_zone)] = request.zone;
+  n.labels[std::string(model::labels::k_capacity_type)] = request.capacity_type;
+  n.labels[std::string(model::labels::k_hostname)] = n.name;
+  n.taints = request.taints;
+  n.taints.insert(n.taints.end(), request.startup_taints.begin(), request.startup_taints.end());
+  n.allocatable = type.allocatable();
+  n.owner = request.owner;
+  n.pool = request.pool;
+  n.lifecycle = NodeLifecycle::launching;
+  n.created_at = m_now;
+  n.last_pod_event = m_now;
+  n.expire_at = request.expire_at;
+  n.template_hash = request.template_hash;
+  const NodeIndex idx = m_cluster.add_node(std::move(n));
+  m_startup_taints.resize(m_cluster.nodes().size());
+  m_startup_taints[idx] = request.startup_taints;
+  apply_daemon_overhead(idx);
+  account_node(m_cluster.node(idx), +1);
+  ++m_result.nodes.launched;
+  for (const PodIndex p : request.nominated_pods) {
+    m_cluster.pod_mut(p).nominated = idx;
+  }
+  m_queue.push(m_now + request.launch_latency, Phase::cloud, EventKind::node_registered, idx);
+  m_queue.push(m_now + request.launch_latency + request.registration_latency, Phase::cloud, EventKind::node_ready, idx);
+  if (request.capacity_type == model::k_capacity_spot) {
+    schedule_spot_interruption(idx);
+  }
+  return idx;
+}
+
+void Engine::schedule_spot_interruption(NodeIndex index)
+{
+  const auto& sc = *m_input.scenario;
+  if (sc.settings.spot.interruption_model != "advisor") {
+    return;
+  }
+  const auto& node = m_cluster.node(index);
+  if (node.instance_type == nullptr) {
+    return;
+  }
+  int band = -1;
+  for (const auto& o : node.instance_type->offerings) {
+    if (o.capacity_type == model::k_capacity_spot && o.zone == node.zone && o.interruption_band) {
+      band = *o.interruption_band;
+    }
+  }
+  if (band < 0 || band > 4) {
+    return;
+  }
+  // Constant hazard from the band's monthly frequency: P(interrupted within a month) = rate.
+  const double monthly = k_band_monthly_rate[band] * sc.settings.spot.hazard_multiplier;
+  if (monthly <= 0) {
+    return;
+  }
+  const double hazard_per_ms = -std::log1p(-std::min(monthly, 0.999)) / k_month_ms;
+  // One stream per node name, so a draw for one node never shifts another's.
+  Rng rng(m_input.seed, "spot-interruption/" + node.name);
+  const double wait_ms = rng.exponential(hazard_per_ms);
+  const SimTime reclaim = node.created_at + static_cast<SimTime>(std::min(wait_ms, 1e15));
+  if (reclaim > m_input.end) {
+    return;
+  }
+  m_queue.push(std::max(m_now, reclaim - 2 * k_minute), Phase::cloud, EventKind::spot_notice, index);
+}
+
+void Engine::delete_node(NodeIndex index, DeleteReason reason)
+{
+  auto& node = m_cluster.node_mut(index);
+  if (node.lifecycle == NodeLifecycle::deleting || node.lifecycle == NodeLifecycle::terminated) {
+    return;
+  }
+  auto& d = m_result.disruptions;
+  switch (reason) {
+  case DeleteReason::emptiness: ++d.emptiness; break;
+  case DeleteReason::consolidation_delete: ++d.consolidation_delete; break;
+  case DeleteReason::consolidation_replace: ++d.consolidation_replace; break;
+  case DeleteReason::drift: ++d.drift; break;
+  case DeleteReason::expiration: ++d.expiration; break;
+  case DeleteReason::spot_interruption: ++d.spot_interruption; break;
+  case DeleteReason::scale_down: ++d.scale_down; break;
+  case DeleteReason::launch_failed: break;
+  }
+  const bool was_running = node.lifecycle != NodeLifecycle::launching;
+  node.lifecycle = NodeLifecycle::deleting;
+  node.deleting_since = m_now;
+  const std::vector<PodIndex> pods = node.pods;
+  for (const PodIndex p : pods) {
+    evict_pod(p);
+  }
+  m_capacity_changed = true;
+  m_controller_triggered = true;
+  m_queue.push(m_now + (was_running && !pods.empty() ? k_drain_time : 0), Phase::cloud, EventKind::node_terminate,
+               index);
+}
+
+bool Engine::offering_available(std::string_view instance_type, std::string_view zone, std::string_view capacity_type) const
+{
+  auto it = m_unavailable.find(std::make_tuple(std::string(instance_type), std::string(zone), std::string(capacity_type)));
+  return it == m_unavailable.end() || it->second <= m_now;
+}
+
+bool Engine::ice_active(std::string_view instance_type, std::string_view zone, std::string_view capacity_type) const
+{
+  for (const auto& w : m_ice) {
+    if (m_now < w.from || m_now >= w.to) {
+      continue;
+    }
+    const auto& s = w.selector;
+    if ((s.instance_type.empty() || s.instance_type == instance_type) && (s.zone.empty() || s.zone == zone)
+        && (s.capacity_type.empty() || s.capacity_type == capacity_type)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void Engine::mark_unavailable(std::string_view instance_type, std::string_view zone, std::string_view capacity_type,
+                              Duration ttl)
+{
+  m_unavailable[std::make_tuple(std::string(instance_type), std::string(zone), std::string(capacity_type))] = m_now + ttl;
+}
+
+void Engine::record(report::Decision decision)
+{
+  if (m_input.explain) {
+    m_result.decisions.push_back(std::move(decision));
+  }
+}
+
+void Engine::arrive(PodIndex index)
+{
+  auto& p = m_cluster.pod_mut(index);
+  if (!p.pod.node_name.empty()) {
+    // Bound at t=0 through spec.nodeName.
+    for (NodeIndex n = 0; n < m_cluster.nodes().size(); ++n) {
+      if (m_cluster.node(n).name == p.pod.node_name && m_cluster.node(n).alive()) {
+        m_cluster.bind(index, n, m_now);
+        account_bound(n, index, +1);
+        start_pod(index);
+        return;
+      }
+    }
+  }
+  m_cluster.set_pending(index, m_now);
+  if (p.pod.departure >= 0) {
+    m_queue.push(std::max(m_now, p.pod.departure), Phase::workload, EventKind::pod_departure, index,
+                 m_pod_generation[index]);
+  }
+  m_to_try.push_back(index);
+  m_controller_triggered = true;
+}
+
+void Engine::start_pod(PodIndex index)
+{
+  auto& p = m_cluster.pod_mut(index);
+  p.started_at = m_now;
+  if (p.pod.runtime >= 0) {
+    p.finish_at = m_now + p.pod.runtime;
+    m_queue.push(p.finish_at, Phase::workload, EventKind::pod_finish, index, m_pod_generation[index]);
+  }
+}
+
+void Engine::finish_pod(PodIndex index, bool deleted)
+{
+  auto& p = m_cluster.pod_mut(index);
+  if (p.phase == PodPhase::finished || p.phase == PodPhase::lost) {
+    return;
+  }
+  if (p.phase == PodPhase::pending) {
+    m_cluster.clear_pending(index);
+    m_pending_durations.push_back(m_now - p.pending_since);
+  }
+  if (p.node != k_none) {
+    const NodeIndex n = p.node;
+    account_bound(n, index, -1);
+    m_cluster.unbind(index, m_now);
+    m_capacity_changed = true;
+  }
+  (void)deleted;
+  p.phase = PodPhase::finished;
+  ++m_pod_generation[index];
+}
+
+void Engine::evict_pod(PodIndex index)
+{
+  auto& p = m_cluster.pod_mut(index);
+  if (p.node == k_none) {
+    return;
+  }
+  const NodeIndex n = p.node;
+  account_bound(n, index, -1);
+  m_cluster.unbind(index, m_now);
+  ++m_pod_generation[index];
+  ++p.evictions;
+  ++m_result.pods.evicted;
+  const auto owner = p.pod.spec ? p.pod.spec->owner : model::OwnerKind::none;
+  if (owner == model::OwnerKind::none) {
+    p.phase = PodPhase::lost;
+    ++m_result.pods.lost;
+    return;
+  }
+  // The controller recreates it: pending again, running time starts over when it restarts.
+  m_cluster.set_pending(index, m_now);
+  if (p.pod.departure >= 0) {
+    m_queue.push(std::max(m_now, p.pod.departure), Phase::workload, EventKind::pod_departure, index,
+                 m_pod_generation[index]);
+  }
+  p.nominated = k_none;
+  m_to_try.push_back(index);
+  m_controller_triggered = true;
+}
+
+void Engine::account_bound(NodeIndex node, PodIndex pod, int sign)
+{
+  const auto& n = m_cluster.node(node);
+  if (!n.alive()) {
+    return;
+  }
+  const auto& r = m_cluster.pod(pod).pod.requests;
+  m_sums.cpu_req += sign * r.cpu();
+  m_sums.mem_req += sign * r.memory();
+}
+
+void Engine::node_ready(NodeIndex index)
+{
+  auto& n = m_cluster.node_mut(index);
+  if (n.lifecycle != NodeLifecycle::launching && n.lifecycle != NodeLifecycle::registered) {
+    return;
+  }
+  n.lifecycle = NodeLifecycle::ready;
+  n.ready_at = m_now;
+  n.last_pod_event = m_now;
+  if (index < m_startup_taints.size()) {
+    for (const auto& t : m_startup_taints[index]) {
+      auto it = std::find(n.taints.begin(), n.taints.end(), t);
+      if (it != n.taints.end()) {
+        n.taints.erase(it);
+      }
+    }
+  }
+  m_capacity_changed = true;
+  m_controller_triggered = true;
+}
+
+void Engine::terminate_node(NodeIndex index)
+{
+  auto& n = m_cluster.node_mut(index);
+  if (!n.alive()) {
+    return;
+  }
+  // Pods still bound die with the instance (an interruption the controller did not drain).
+  const std::vector<PodIndex> pods = n.pods;
+  for (const PodIndex p : pods) {
+    evict_pod(p);
+  }
+  account_node(n, -1);
+  bill(n, m_now);
+  m_cluster.mark_terminated(index, m_now);
+  ++m_result.nodes.terminated;
+  m_capacity_changed = true;
+  m_controller_triggered = true;
+}
+
+void Engine::bill(const cluster::NodeState& node, SimTime until)
+{
+  const Duration alive = std::max<Duration>(until - node.created_at, k_min_billing);
+  const double cost = node.price_per_hour * static_cast<double>(alive) / k_ms_per_hour;
+  if (node.capacity_type == model::k_capacity_spot) {
+    m_cost_spot += cost;
+  } else {
+    m_cost_od += cost;
+  }
+  m_cost_by_pool[pool_name(node)] += cost;
+  m_cost_billed += cost;
+}
+
+void Engine::spot_notice(NodeIndex index)
+{
+  auto& n = m_cluster.node_mut(index);
+  if (!n.alive()) {
+    return;
+  }
+  const SimTime reclaim = m_now + 2 * k_minute;
+  if (n.instance_type != nullptr) {
+    mark_unavailable(n.instance_type->name, n.zone, n.capacity_type, k_unavailable_offering_ttl);
+  }
+  record({m_now, "interruption", n.name, "notice", fmt::format("spot instance reclaimed at {}", format_duration(reclaim)), 0});
+  const Duration lead = m_controller != nullptr ? m_controller->interruption_lead_time() : 0;
+  if (lead > 0) {
+    delete_node(index, DeleteReason::spot_interruption);
+  } else {
+    ++m_result.disruptions.spot_interruption;
+  }
+  m_queue.push(reclaim, Phase::cloud, EventKind::node_terminate, index);
+}
+
+void Engine::apply_scenario_event(std::uint32_t index)
+{
+  const auto& ev = m_input.scenario->events[index];
+  if (ev.kind == "SpotInterruption") {
+    std::int32_t left = ev.count;
+    for (NodeIndex i = 0; i < m_cluster.nodes().size() && left > 0; ++i) {
+      const auto& n = m_cluster.node(i);
+      if (!n.alive() || n.lifecycle == NodeLifecycle::deleting || n.capacity_type != model::k_capacity_spot
+          || !selector_matches(ev.selector, n)) {
+        continue;
+      }
+      spot_notice(i);
+      --left;
+    }
+  } else if (ev.kind == "Drift") {
+    for (NodeIndex i = 0; i < m_cluster.nodes().size(); ++i) {
+      auto& n = m_cluster.node_mut(i);
+      if (!n.alive() || n.owner != NodeOwner::node_pool || n.drifted_at >= 0) {
+        continue;
+      }
+      const bool pool_matches = ev.node_pool.empty() || pool_name(n) == ev.node_pool;
+      if (pool_matches && selector_matches(ev.selector, n)) {
+        n.drifted_at = m_now;
+      }
+    }
+    m_controller_triggered = true;
+  } else if (ev.kind == "InsufficientCapacity") {
+    m_ice.push_back({ev.selector, m_now, ev.duration > 0 ? m_now + ev.duration : m_input.end + 1});
+  }
+}
+
+void Engine::bind_pending()
+{
+  std::vector<PodIndex> candidates;
+  if (m_capacity_changed) {
+    candidates = m_cluster.pending();
+  } else {
+    candidates.swap(m_to_try);
+  }
+  m_to_try.clear();
+  m_capacity_changed = false;
+  if (candidates.empty()) {
+    return;
+  }
+  place_pods(m_cluster, candidates, m_now, m_placer_state, [&](PodIndex pod, NodeIndex node) {
+    const auto& p = m_cluster.pod(pod);
+    m_pending_durations.push_back(m_now - p.pending_since);
+    m_cluster.bind(pod, node, m_now);
+    account_bound(node, pod, +1);
+    start_pod(pod);
+  });
+}
+
+void Engine::handle(const Event& e)
+{
+  switch (e.kind) {
+  case EventKind::node_registered: {
+    auto& n = m_cluster.node_mut(e.subject);
+    if (n.lifecycle == NodeLifecycle::launching) {
+      n.lifecycle = NodeLifecycle::registered;
+      n.registered_at = m_now;
+    }
+    break;
+  }
+  case EventKind::node_ready: node_ready(e.subject); break;
+  case EventKind::node_terminate: terminate_node(e.subject); break;
+  case EventKind::drain_step: break;
+  case EventKind::spot_notice: spot_notice(e.subject); break;
+  case EventKind::pod_finish:
+  case EventKind::pod_departure:
+    if (e.generation == m_pod_generation[e.subject] || e.kind == EventKind::pod_departure) {
+      finish_pod(e.subject, e.kind == EventKind::pod_departure);
+    }
+    break;
+  case EventKind::scenario_event: apply_scenario_event(e.subject); break;
+  case EventKind::controller_wakeup: break; // handled by the loop
+  case EventKind::timeline_sample: sample_timeline(); break;
+  }
+}
+
+void Engine::advance_to(SimTime t)
+{
+  if (t <= m_now) {
+    return;
+  }
+  const auto dt = static_cast<long double>(t - m_now);
+  m_node_ms += dt * static_cast<long double>(m_sums.nodes);
+  m_cpu_alloc_ms += dt * static_cast<long double>(m_sums.cpu_alloc);
+  m_cpu_req_ms += dt * static_cast<long double>(m_sums.cpu_req);
+  m_mem_alloc_ms += dt * static_cast<long double>(m_sums.mem_alloc);
+  m_mem_req_ms += dt * static_cast<long double>(m_sums.mem_req);
+  m_now = t;
+}
+
+void Engine::sample_timeline()
+{
+  report::TimelineRow row;
+  row.t = m_now;
+  row.pending = static_cast<std::int64_t>(m_cluster.pending().size());
+  double billed_alive = 0;
+  for (const auto& n : m_cluster.nodes()) {
+    if (!n.alive()) {
+      continue;
+    }
+    ++row.nodes;
+    row.cost_rate_per_hour += n.price_per_hour;
+    row.cpu_requested_m += n.requested.cpu();
+    row.cpu_allocatable_m += n.allocatable.cpu();
+    row.memory_requested += n.requested.memory();
+    row.memory_allocatable += n.allocatable.memory();
+    if (n.instance_type != nullptr) {
+      ++row.nodes_by_type[n.instance_type->name];
+    }
+    billed_alive += n.price_per_hour * static_cast<double>(std::max<Duration>(m_now - n.created_at, k_min_billing))
+                    / k_ms_per_hour;
+  }
+  row.cost_cumulative = m_cost_billed + billed_alive;
+  m_result.timeline.push_back(std::move(row));
+  if (m_now + m_input.timeline_step <= m_input.end) {
+    m_queue.push(m_now + m_input.timeline_step, Phase::sample, EventKind::timeline_sample, 0);
+  }
+}
+
+report::EngineResult Engine::run(Controller& controller)
+{
+  m_controller = &controller;
+  m_result.engine = std::string(controller.name());
+  const auto& workload = *m_input.workload;
+  add_initial_state();
+  m_cluster.reserve_pods(workload.size());
+  m_pod_generation.assign(workload.size(), 0);
+  for (const auto& pod : workload) {
+    m_cluster.add_pod(pod);
+  }
+  const auto& events = m_input.scenario->events;
+  for (std::uint32_t i = 0; i < events.size(); ++i) {
+    if (events[i].at <= m_input.end) {
+      m_queue.push(events[i].at, Phase::workload, EventKind::scenario_event, i);
+    }
+  }
+  if (m_input.timeline_step > 0) {
+    m_queue.push(0, Phase::sample, EventKind::timeline_sample, 0);
+  }
+  m_controller_triggered = true;
+  double last_progress = -1;
+  while (true) {
+    SimTime next = m_input.end + 1;
+    if (!m_queue.empty()) {
+      next = std::min(next, m_queue.top().time);
+    }
+    if (m_next_arrival < workload.size()) {
+      next = std::min(next, workload[m_next_arrival].arrival);
+    }
+    if (m_controller_next >= 0) {
+      next = std::min(next, m_controller_next);
+    }
+    if (next > m_input.end) {
+      break;
+    }
+    advance_to(next);
+    while (!m_queue.empty() && m_queue.top().time == m_now && m_queue.top().phase == Phase::cloud) {
+      handle(m_queue.pop());
+    }
+    while (m_next_arrival < workload.size() && workload[m_next_arrival].arrival <= m_now) {
+      arrive(static_cast<PodIndex>(m_next_arrival));
+      ++m_next_arrival;
+    }
+    while (!m_queue.empty() && m_queue.top().time == m_now && m_queue.top().phase != Phase::sample) {
+      handle(m_queue.pop());
+    }
+    bind_pending();
+    if (m_controller_triggered || (m_controller_next >= 0 && m_controller_next <= m_now)) {
+      m_controller_triggered = false;
+      const auto wake = controller.reconcile(m_now, m_cluster, *this);
+      m_controller_next = wake && *wake > m_now ? *wake : -1;
+      if (wake && *wake <= m_now) {
+        m_controller_next = m_now + 1;
+      }
+      bind_pending();
+    }
+    while (!m_queue.empty() && m_queue.top().time == m_now) {
+      handle(m_queue.pop());
+    }
+    if (m_input.progress && m_input.end > 0) {
+      const double f = static_cast<double>(m_now) / static_cast<double>(m_input.end);
+      if (f - last_progress >= 0.01) {
+        m_input.progress(f);
+        last_progress = f;
+      }
+    }
+  }
+  advance_to(m_input.end);
+  return finish_result(controller);
+}
+
+report::EngineResult Engine::finish_result(Controller& controller)
+{
+  auto& r = m_result;
+  for (const auto& n : m_cluster.nodes()) {
+    if (n.alive()) {
+      bill(n, m_input.end);
+      r.final_nodes.push_back({n.name, n.instance_type != nullptr ? n.instance_type->name : std::string(), n.zone,
+                               n.capacity_type, pool_name(n), n.price_per_hour,
+                               static_cast<std::int64_t>(n.pods.size())});
+    }
+  }
+  std::sort(r.final_nodes.begin(), r.final_nodes.end(),
+            [](const report::FinalNode& a, const report::FinalNode& b) { return a.name < b.name; });
+  r.cost.on_demand_usd = m_cost_od;
+  r.cost.spot_usd = m_cost_spot;
+  r.cost.total_usd = m_cost_od + m_cost_spot;
+  r.cost.by_pool = m_cost_by_pool;
+  r.cost.effective_total_usd = r.cost.total_usd;
+  r.nodes.final_count = static_cast<std::int64_t>(r.final_nodes.size());
+  const auto end = static_cast<long double>(std::max<SimTime>(m_input.end, 1));
+  r.nodes.average = static_cast<double>(m_node_ms / end);
+  r.nodes.node_hours = static_cast<double>(m_node_ms / k_ms_per_hour);
+  r.nodes.peak = m_peak_nodes;
+  r.utilization.cpu = m_cpu_alloc_ms > 0 ? static_cast<double>(m_cpu_req_ms / m_cpu_alloc_ms) : 0;
+  r.utilization.memory = m_mem_alloc_ms > 0 ? static_cast<double>(m_mem_req_ms / m_mem_alloc_ms) : 0;
+  std::int64_t total = 0;
+  std::int64_t unschedulable = 0;
+  for (const auto& p : m_cluster.pods()) {
+    if (p.phase == PodPhase::future) {
+      continue;
+    }
+    ++total;
+    if (p.phase == PodPhase::pending) {
+      ++unschedulable;
+      m_pending_durations.push_back(m_input.end - p.pending_since);
+    }
+  }
+  r.pods.total = total;
+  r.pods.unschedulable = unschedulable;
+  r.pods.scheduled = total - unschedulable - r.pods.lost;
+  if (!m_pending_durations.empty()) {
+    auto& v = m_pending_durations;
+    const auto pct = [&](double q) {
+      const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1;
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+      return static_cast<double>(v[k]) / 1000.0;
+    };
+    r.pods.pending_p50_s = pct(0.50);
+    r.pods.pending_p95_s = pct(0.95);
+    r.pods.pending_max_s = static_cast<double>(*std::max_element(v.begin(), v.end())) / 1000.0;
+  }
+  for (const auto& w : m_input.catalog->warnings()) {
+    r.warnings.push_back(w);
+  }
+  controller.finish(r);
+  return r;
+}
+
+} // namespace capsim::sim

@@ -1,0 +1,140 @@
+#pragma once
+
+#include "core/catalog/catalog.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/model/scenario.hpp"
+#include "core/report/result.hpp"
+#include "core/sim/controller.hpp"
+#include "core/sim/event_queue.hpp"
+#include "core/sim/placement.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace capsim::sim {
+
+// Everything one engine run reads. The workload is sorted by arrival.
+struct EngineInput
+{
+  const model::Scenario* scenario = nullptr;
+  const catalog::Catalog* catalog = nullptr;
+  const std::vector<model::Pod>* workload = nullptr;
+  SimTime end = 0;
+  std::uint64_t seed = 1;
+  Duration timeline_step = 0;
+  bool explain = false;
+  std::function<void(double)> progress;
+};
+
+// Time after eviction before a drained instance is terminated (pods' shutdown).
+inline constexpr Duration k_drain_time = 5 * k_second;
+// How long an offering stays unavailable after an ICE or an interruption (Karpenter's cache).
+inline constexpr Duration k_unavailable_offering_ttl = 3 * k_minute;
+
+// The discrete-event simulator: owns the clock, the event queue and the cluster, runs one
+// Controller (an autoscaler policy) against the workload and accounts cost and metrics.
+class Engine final : public Actuator
+{
+public:
+  explicit Engine(const EngineInput& input);
+
+  // Runs the controller made by `make_controller` to the end and returns the metrics.
+  report::EngineResult run(Controller& controller);
+
+  [[nodiscard]] const cluster::Cluster& cluster() const { return m_cluster; }
+
+  // Actuator
+  cluster::NodeIndex launch(const LaunchRequest& request) override;
+  void delete_node(cluster::NodeIndex node, DeleteReason reason) override;
+  [[nodiscard]] bool offering_available(std::string_view instance_type, std::string_view zone,
+                                        std::string_view capacity_type) const override;
+  void record(report::Decision decision) override;
+
+  // Mark an offering unavailable until now + ttl (ICE / interruption).
+  void mark_unavailable(std::string_view instance_type, std::string_view zone, std::string_view capacity_type,
+                        Duration ttl);
+
+  [[nodiscard]] SimTime now() const { return m_now; }
+
+private:
+  void add_initial_state();
+  void apply_daemon_overhead(cluster::NodeIndex node);
+  void advance_to(SimTime t);
+  void handle(const Event& e);
+  void arrive(cluster::PodIndex pod);
+  void start_pod(cluster::PodIndex pod);
+  void finish_pod(cluster::PodIndex pod, bool deleted);
+  void evict_pod(cluster::PodIndex pod);
+  void node_ready(cluster::NodeIndex node);
+  void terminate_node(cluster::NodeIndex node);
+  void spot_notice(cluster::NodeIndex node);
+  void schedule_spot_interruption(cluster::NodeIndex node);
+  void apply_scenario_event(std::uint32_t index);
+  void bind_pending();
+  void sample_timeline();
+  void bill(const cluster::NodeState& node, SimTime until);
+  [[nodiscard]] bool ice_active(std::string_view instance_type, std::string_view zone,
+                                std::string_view capacity_type) const;
+  [[nodiscard]] std::string pool_name(const cluster::NodeState& node) const;
+  [[nodiscard]] std::string pool_name_for(cluster::NodeOwner owner, std::uint32_t pool) const;
+  void account_bound(cluster::NodeIndex node, cluster::PodIndex pod, int sign);
+  report::EngineResult finish_result(Controller& controller);
+
+  EngineInput m_input;
+  cluster::Cluster m_cluster;
+  EventQueue m_queue;
+  SimTime m_now = 0;
+  std::size_t m_next_arrival = 0;
+  std::vector<cluster::PodIndex> m_workload_pod; // workload index -> pod index
+  std::vector<std::uint32_t> m_pod_generation;
+  std::vector<cluster::PodIndex> m_to_try; // pods kube-scheduler should (re)try
+  bool m_capacity_changed = false;
+  bool m_controller_triggered = false;
+  SimTime m_controller_next = -1;
+  Controller* m_controller = nullptr;
+  std::uint64_t m_node_counter = 0;
+  std::int64_t m_peak_nodes = 0;
+  std::vector<std::vector<model::Taint>> m_startup_taints; // per node, removed when ready
+  PlacerState m_placer_state;
+  std::map<std::tuple<std::string, std::string, std::string>, SimTime, std::less<>> m_unavailable;
+  // InsufficientCapacity windows from scenario events.
+  struct IceWindow
+  {
+    model::EventSelector selector;
+    SimTime from = 0;
+    SimTime to = 0;
+  };
+  std::vector<IceWindow> m_ice;
+
+  // Running sums for time integrals.
+  struct Sums
+  {
+    std::int64_t nodes = 0;
+    std::int64_t cpu_alloc = 0;
+    std::int64_t cpu_req = 0;
+    std::int64_t mem_alloc = 0;
+    std::int64_t mem_req = 0;
+    double price_rate = 0;
+  } m_sums;
+  void account_node(const cluster::NodeState& node, int sign);
+
+  // Integrals (value x milliseconds).
+  long double m_node_ms = 0;
+  long double m_cpu_alloc_ms = 0;
+  long double m_cpu_req_ms = 0;
+  long double m_mem_alloc_ms = 0;
+  long double m_mem_req_ms = 0;
+
+  report::EngineResult m_result;
+  std::vector<Duration> m_pending_durations;
+  double m_cost_od = 0;
+  double m_cost_spot = 0;
+  double m_cost_billed = 0; // of terminated nodes, for the timeline
+  std::map<std::string, double> m_cost_by_pool;
+};
+
+} // namespace capsim::sim
