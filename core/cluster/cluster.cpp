@@ -22,6 +22,7 @@ NodeIndex Cluster::add_node(NodeState node)
     ++m_alive_nodes;
   }
   m_nodes.push_back(std::move(node));
+  m_node_stamps.push_back(++m_node_epoch);
   return static_cast<NodeIndex>(m_nodes.size() - 1);
 }
 
@@ -42,6 +43,7 @@ void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
     n.pods.push_back(pod);
   }
   n.last_pod_event = now;
+  m_binding_log.push_back({pod, node, true});
 }
 
 void Cluster::unbind(PodIndex pod, SimTime now)
@@ -62,6 +64,7 @@ void Cluster::unbind(PodIndex pod, SimTime now)
     }
   }
   n.last_pod_event = now;
+  m_binding_log.push_back({pod, p.node, false});
   p.node = k_none;
   p.started_at = -1;
   p.finish_at = -1;
@@ -100,6 +103,7 @@ void Cluster::mark_terminated(NodeIndex node, SimTime now)
   }
   n.lifecycle = NodeLifecycle::terminated;
   n.terminated_at = now;
+  m_node_stamps[node] = ++m_node_epoch;
 }
 
 } // namespace capsim::cluster

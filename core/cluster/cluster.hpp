@@ -108,7 +108,11 @@ public:
   // Bindings and requested sums must go through bind()/unbind().
   [[nodiscard]] PodState& pod_mut(PodIndex i) { return m_pods[i]; }
 
-  [[nodiscard]] NodeState& node_mut(NodeIndex i) { return m_nodes[i]; }
+  [[nodiscard]] NodeState& node_mut(NodeIndex i)
+  {
+    m_node_stamps[i] = ++m_node_epoch;
+    return m_nodes[i];
+  }
 
   PodIndex add_pod(model::Pod pod);
   NodeIndex add_node(NodeState node);
@@ -132,12 +136,32 @@ public:
 
   void mark_terminated(NodeIndex node, SimTime now);
 
+  // Change tracking for incremental indexes (scheduling::KubeScheduler). Every bind()/unbind()
+  // appends one entry to binding_log(); add_node(), node_mut() and mark_terminated() stamp the
+  // node with ++node_epoch(). A reader remembers the log length and epoch it has seen and
+  // revisits only what changed since.
+  struct BindingChange
+  {
+    PodIndex pod = k_none;
+    NodeIndex node = k_none;
+    bool bound = false; // true: bind(), false: unbind()
+  };
+
+  [[nodiscard]] const std::vector<BindingChange>& binding_log() const { return m_binding_log; }
+
+  [[nodiscard]] std::uint64_t node_epoch() const { return m_node_epoch; }
+
+  [[nodiscard]] std::uint64_t node_stamp(NodeIndex i) const { return m_node_stamps[i]; }
+
 private:
   std::vector<PodState> m_pods;
   std::vector<NodeState> m_nodes;
   std::vector<PodIndex> m_pending;
   std::vector<std::uint32_t> m_pending_pos; // position in m_pending per pod, or k_none
   std::size_t m_alive_nodes = 0;
+  std::vector<BindingChange> m_binding_log;
+  std::vector<std::uint64_t> m_node_stamps; // per node: node_epoch of its last change
+  std::uint64_t m_node_epoch = 0;
 };
 
 } // namespace capsim::cluster
