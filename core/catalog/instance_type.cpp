@@ -36,6 +36,11 @@ const Offering* InstanceType::cheapest_offering(const model::Requirements& reqs,
 void finalize_requirements(InstanceType& it, const std::vector<std::string>& extra_os)
 {
   it.requirements = model::Requirements::from_labels(it.labels);
+  for (const auto& key : it.absent_labels) {
+    if (!it.labels.contains(key)) {
+      it.requirements.add(model::Requirement::make(key, model::Operator::does_not_exist, {}));
+    }
+  }
   std::vector<std::string> zones;
   std::vector<std::string> capacity_types;
   for (const auto& o : it.offerings) {

@@ -39,6 +39,10 @@ struct InstanceType
   std::string arch;
   std::int32_t gpu_count = 0;
   bool exotic = false; // metal size or GPU/accelerator: Karpenter's exotic filter
+  // Well-known label keys this type does not have, which Karpenter's instance type
+  // requirements state as DoesNotExist (e.g. instance-gpu-name on a CPU-only type), so that
+  // `instance-gpu-count Gt 0` excludes it. Sorted.
+  std::vector<std::string> absent_labels;
 
   [[nodiscard]] model::Resources allocatable() const { return (capacity - overhead).floored(); }
 
@@ -50,7 +54,8 @@ struct InstanceType
 };
 
 // Fills `requirements` from `labels` plus the offerings' zones and capacity types, as
-// Karpenter's instance type requirements do (zone In [zones of offerings], ...).
+// Karpenter's instance type requirements do (zone In [zones of offerings], ...), and a
+// DoesNotExist requirement for each key of `absent_labels`.
 void finalize_requirements(InstanceType& it, const std::vector<std::string>& extra_os = {});
 
 } // namespace capsim::catalog
