@@ -1,0 +1,234 @@
+#include "core/karpenter/controller.hpp"
+
+#include "core/karpenter/launch.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace capsim::karpenter {
+
+using cluster::k_none;
+using cluster::NodeIndex;
+using cluster::NodeLifecycle;
+using cluster::NodeOwner;
+using cluster::PodIndex;
+
+Duration nomination_window(const model::KarpenterSettings& settings)
+{
+  return std::max<Duration>(2 * settings.batch_max_duration, 10 * k_second);
+}
+
+KarpenterController::KarpenterController(const model::Scenario& scenario, const catalog::Catalog& catalog,
+                                         std::uint64_t seed)
+  : m_scenario(scenario), m_catalog(catalog), m_seed(seed), m_cache(std::make_unique<SolveCache>())
+{
+  for (std::uint32_t i = 0; i < scenario.node_pools.size(); ++i) {
+    NodePoolInput in;
+    in.pool = &scenario.node_pools[i];
+    in.index = i;
+    for (const auto& t : catalog.instance_types()) {
+      in.instance_types.push_back(&t);
+    }
+    m_pools.push_back(std::move(in));
+  }
+  for (const auto& ds : scenario.daemon_sets) {
+    if (ds.spec) {
+      m_daemon_sets.push_back(ds.spec);
+    }
+  }
+}
+
+KarpenterController::~KarpenterController() = default;
+
+SimTime KarpenterController::nominated_until(NodeIndex node) const
+{
+  return node < m_nominated_until.size() ? m_nominated_until[node] : -1;
+}
+
+SolveInput KarpenterController::solve_input(const cluster::Cluster& /*cluster*/, const sim::Actuator& actuator) const
+{
+  SolveInput in;
+  in.node_pools = m_pools;
+  in.daemon_sets = m_daemon_sets;
+  in.offering_available = [&actuator](std::string_view type, std::string_view zone, std::string_view ct) {
+    return actuator.offering_available(type, zone, ct);
+  };
+  in.options.ignore_preferences = m_scenario.settings.karpenter.preference_policy_ignore;
+  in.options.min_values_best_effort = m_scenario.settings.karpenter.min_values_best_effort;
+  in.options.max_instance_types = 600;
+  in.cache = m_cache.get();
+  return in;
+}
+
+std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const SolveResult& result,
+                                                          sim::Actuator& actuator, const cluster::Cluster& cluster)
+{
+  const auto& settings = m_scenario.settings.karpenter;
+  std::vector<NodeIndex> launched;
+  for (const auto& claim : result.claims) {
+    const auto& pool = *m_pools[claim.pool_input].pool;
+    LaunchOptions opts;
+    opts.max_instance_types = settings.max_instance_types;
+    opts.min_values_best_effort = settings.min_values_best_effort;
+    opts.offering_available = [&actuator](std::string_view type, std::string_view zone, std::string_view ct) {
+      return actuator.offering_available(type, zone, ct);
+    };
+    const LaunchDecision decision = choose_launch(claim, opts);
+    const LaunchDecision* choice = decision.ok ? &decision : nullptr;
+    NodeIndex node = k_none;
+    if (choice != nullptr) {
+      sim::LaunchRequest req;
+      req.instance_type = choice->instance_type;
+      req.zone = choice->zone;
+      req.capacity_type = choice->capacity_type;
+      req.price_per_hour = choice->price_per_hour;
+      req.labels = claim.labels;
+      req.taints = claim.taints;
+      req.startup_taints = claim.startup_taints;
+      req.owner = NodeOwner::node_pool;
+      req.pool = claim.pool;
+      req.launch_latency = settings.launch_latency;
+      req.registration_latency = settings.registration_latency;
+      req.expire_at = pool.expire_after == k_never ? -1 : now + pool.expire_after;
+      req.template_hash = pool.template_hash;
+      req.nominated_pods = claim.pods;
+      node = actuator.launch(req);
+      if (node != k_none) {
+        actuator.record({now, "provisioning", cluster.node(node).name, "launch",
+                         fmt::format("{} {} {} ${:.4f}/h for {} pod(s) ({} option(s))", choice->instance_type->name,
+                                     choice->zone, choice->capacity_type, choice->price_per_hour, claim.pods.size(),
+                                     claim.instance_types.size()),
+                         0});
+      }
+    }
+    if (node == k_none) {
+      ++m_launch_failures;
+    }
+    launched.push_back(node);
+  }
+  return launched;
+}
+
+void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
+{
+  const auto& pending = cluster.pending();
+  if (pending.empty() || m_pools.empty()) {
+    return;
+  }
+  SolveInput in = solve_input(cluster, actuator);
+  in.cluster = &cluster;
+  in.pods.assign(pending.begin(), pending.end());
+  // Pods of deleting nodes are re-simulated too (they will need somewhere to go).
+  for (NodeIndex n = 0; n < cluster.nodes().size(); ++n) {
+    const auto& node = cluster.node(n);
+    // ... and of nodes marked for deletion by a disruption command (disrupted taint), whose
+    // replacements must keep room for them (nodes.Deleting() includes MarkedForDeletion).
+    if (node.lifecycle == NodeLifecycle::deleting || (node.alive() && node.disrupted_taint)) {
+      in.pods.insert(in.pods.end(), node.pods.begin(), node.pods.end());
+    }
+  }
+  ++m_solves;
+  const SolveResult result = solve(in);
+  m_nominated_until.resize(cluster.nodes().size(), -1);
+  const Duration window = nomination_window(m_scenario.settings.karpenter);
+  for (const auto& p : result.existing) {
+    m_nominated_until[p.node] = now + window;
+  }
+  launch_claims(now, result, actuator, cluster);
+  m_nominated_until.resize(cluster.nodes().size(), -1);
+  for (std::size_t n = 0; n < m_nominated_until.size(); ++n) {
+    if (cluster.node(static_cast<NodeIndex>(n)).created_at == now) {
+      m_nominated_until[n] = now + window;
+    }
+  }
+}
+
+void KarpenterController::expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
+{
+  for (NodeIndex n = 0; n < cluster.nodes().size(); ++n) {
+    const auto& node = cluster.node(n);
+    if (node.owner != NodeOwner::node_pool || node.expire_at < 0 || node.expire_at > now || !node.alive()
+        || node.lifecycle == NodeLifecycle::deleting) {
+      continue;
+    }
+    actuator.record({now, "expiration", node.name, "delete", "expireAfter elapsed", 0});
+    actuator.delete_node(n, sim::DeleteReason::expiration);
+  }
+}
+
+std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster::Cluster& cluster,
+                                                      sim::Actuator& actuator)
+{
+  const auto& settings = m_scenario.settings.karpenter;
+  expire(now, cluster, actuator);
+
+  // Batching: any pod that became pending since the last look is a trigger.
+  bool new_trigger = false;
+  for (const PodIndex p : cluster.pending()) {
+    if (cluster.pod(p).pending_since > m_last_scan || m_last_scan < 0) {
+      new_trigger = true;
+      break;
+    }
+  }
+  m_last_scan = now;
+  if (!cluster.pending().empty() && m_batch_start < 0 && m_last_solve >= 0 && now >= m_last_solve + k_pending_requeue) {
+    new_trigger = true; // the pod controller re-queues still-pending pods every 10 s
+  }
+  if (new_trigger) {
+    if (m_batch_start < 0) {
+      m_batch_start = now;
+    }
+    m_batch_last = now;
+  }
+  if (m_batch_start >= 0
+      && (now >= m_batch_last + settings.batch_idle_duration || now >= m_batch_start + settings.batch_max_duration)) {
+    m_batch_start = -1;
+    m_batch_last = -1;
+    m_last_solve = now;
+    provision(now, cluster, actuator);
+  }
+
+  if (m_disruption && now >= m_next_disruption) {
+    const bool acted = m_disruption(now, cluster, actuator);
+    m_next_disruption = acted ? now + 1 : now + k_disruption_poll;
+    if (m_disruption_wake > now) {
+      m_next_disruption = std::min(m_next_disruption, m_disruption_wake);
+    }
+    m_disruption_wake = -1;
+  }
+
+  SimTime next = -1;
+  const auto consider = [&next](SimTime t) {
+    if (t >= 0 && (next < 0 || t < next)) {
+      next = t;
+    }
+  };
+  if (m_batch_start >= 0) {
+    consider(std::min(m_batch_last + settings.batch_idle_duration, m_batch_start + settings.batch_max_duration));
+  } else if (!cluster.pending().empty() && m_last_solve >= 0) {
+    consider(m_last_solve + k_pending_requeue);
+  }
+  if (m_disruption) {
+    consider(m_next_disruption);
+  }
+  for (const auto& node : cluster.nodes()) {
+    if (node.alive() && node.expire_at >= 0 && node.lifecycle != NodeLifecycle::deleting) {
+      consider(node.expire_at);
+    }
+  }
+  if (next < 0) {
+    return std::nullopt;
+  }
+  return next;
+}
+
+void KarpenterController::finish(report::EngineResult& /*result*/) {}
+
+std::unique_ptr<KarpenterController> make_karpenter(const model::Scenario& scenario, const catalog::Catalog& catalog,
+                                                    std::uint64_t seed)
+{
+  return std::make_unique<KarpenterController>(scenario, catalog, seed);
+}
+
+} // namespace capsim::karpenter

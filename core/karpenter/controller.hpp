@@ -1,0 +1,99 @@
+#pragma once
+
+#include "core/catalog/catalog.hpp"
+#include "core/karpenter/solve.hpp"
+#include "core/model/scenario.hpp"
+#include "core/sim/controller.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace capsim::karpenter {
+
+// Karpenter as a simulated controller: the provisioner (pending-pod batching, Solve, launch),
+// the forceful expiration controller and, through `Disruption`, the disruption controller.
+// Interruption is the engine's: it drains spot nodes on the 2-minute notice.
+class KarpenterController : public sim::Controller
+{
+public:
+  KarpenterController(const model::Scenario& scenario, const catalog::Catalog& catalog, std::uint64_t seed);
+  ~KarpenterController() override;
+
+  [[nodiscard]] std::string_view name() const override { return "karpenter"; }
+
+  std::optional<SimTime> reconcile(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator) override;
+
+  void finish(report::EngineResult& result) override;
+
+  // The NodePools as Solve sees them (instance types filtered to each pool's requirements).
+  [[nodiscard]] const std::vector<NodePoolInput>& node_pools() const { return m_pools; }
+
+  // Nodes nominated for pods (not disruption candidates) until the returned time.
+  [[nodiscard]] SimTime nominated_until(cluster::NodeIndex node) const;
+
+  // Disruption controller hook: called every poll (10 s) after provisioning. Installed by
+  // the disruption module; returns true when it started a command.
+  using DisruptionStep = std::function<bool(SimTime, const cluster::Cluster&, sim::Actuator&)>;
+  void set_disruption(DisruptionStep step) { m_disruption = std::move(step); }
+
+  // Called from the disruption step: run it again no later than `at` (a validation falling due,
+  // a replacement expected to initialize). The earliest request wins; cleared after each step.
+  void request_disruption_wake(SimTime at)
+  {
+    if (m_disruption_wake < 0 || at < m_disruption_wake) {
+      m_disruption_wake = at;
+    }
+  }
+
+  // Build the SolveInput shared by provisioning and consolidation simulations.
+  [[nodiscard]] SolveInput solve_input(const cluster::Cluster& cluster, const sim::Actuator& actuator) const;
+
+  // Launch the NodeClaims of a Solve: pick the offering and ask the cloud. Returns launched
+  // node indices (k_none for claims that failed with insufficient capacity).
+  std::vector<cluster::NodeIndex> launch_claims(SimTime now, const SolveResult& result, sim::Actuator& actuator,
+                                                const cluster::Cluster& cluster);
+
+  [[nodiscard]] const model::Scenario& scenario() const { return m_scenario; }
+
+  [[nodiscard]] const catalog::Catalog& catalog() const { return m_catalog; }
+
+  [[nodiscard]] SolveCache& cache() { return *m_cache; }
+
+private:
+  void provision(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
+  void expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
+
+  const model::Scenario& m_scenario;
+  const catalog::Catalog& m_catalog;
+  std::uint64_t m_seed;
+  std::vector<NodePoolInput> m_pools;
+  std::vector<model::PodSpecPtr> m_daemon_sets;
+  std::unique_ptr<SolveCache> m_cache;
+  DisruptionStep m_disruption;
+
+  // Batcher (core:pkg/controllers/provisioning/batcher.go): a window opens at the first new
+  // pending pod and closes after batch_idle_duration without new pods or batch_max_duration.
+  SimTime m_batch_start = -1;
+  SimTime m_batch_last = -1;
+  SimTime m_last_scan = -1;  // pods pending since after this are new triggers
+  SimTime m_last_solve = -1; // pending pods are re-triggered every 10 s
+  SimTime m_next_disruption = 0;
+  SimTime m_disruption_wake = -1; // request_disruption_wake
+  std::vector<SimTime> m_nominated_until; // per node
+  std::int64_t m_solves = 0;
+  std::int64_t m_launch_failures = 0;
+};
+
+// Re-trigger period of still-pending pods (PodController requeue).
+inline constexpr Duration k_pending_requeue = 10 * k_second;
+// Disruption controller poll period.
+inline constexpr Duration k_disruption_poll = 10 * k_second;
+// Nomination window: max(2 x batchMaxDuration, 10 s).
+[[nodiscard]] Duration nomination_window(const model::KarpenterSettings& settings);
+
+[[nodiscard]] std::unique_ptr<KarpenterController> make_karpenter(const model::Scenario& scenario,
+                                                                  const catalog::Catalog& catalog, std::uint64_t seed);
+
+} // namespace capsim::karpenter

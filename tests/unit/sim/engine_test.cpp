@@ -1,0 +1,104 @@
+#include "core/karpenter/controller.hpp"
+#include "core/sim/engine.hpp"
+#include "tests/support/fake_catalog_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+using namespace capsim;
+
+namespace {
+
+struct World
+{
+  model::Scenario scenario;
+  catalog::Catalog catalog;
+  std::vector<model::Pod> workload;
+};
+
+model::PodSpecPtr spec(std::int64_t cpu_milli, model::OwnerKind owner = model::OwnerKind::replica_set)
+{
+  auto s = std::make_shared<model::PodSpec>();
+  s->template_name = "web";
+  s->requests[model::k_cpu] = cpu_milli;
+  s->requests[model::k_memory] = 256 * k_mib;
+  s->owner = owner;
+  return s;
+}
+
+World make_world(int pods, std::int64_t cpu_milli)
+{
+  World w;
+  w.scenario.settings.duration = k_hour;
+  model::NodePool pool;
+  pool.name = "default";
+  w.scenario.node_pools.push_back(pool);
+  w.catalog = catalog::Catalog("test", {"test-zone-1", "test-zone-2", "test-zone-3"}, testing::fake_default_catalog());
+  const auto s = spec(cpu_milli);
+  for (int i = 0; i < pods; ++i) {
+    model::Pod p;
+    p.name = "web-" + std::to_string(i);
+    p.spec = s;
+    p.requests = s->requests;
+    w.workload.push_back(p);
+  }
+  return w;
+}
+
+report::EngineResult run_karpenter(const World& w, std::uint64_t seed = 1)
+{
+  sim::EngineInput in;
+  in.scenario = &w.scenario;
+  in.catalog = &w.catalog;
+  in.workload = &w.workload;
+  in.end = w.scenario.settings.duration;
+  in.seed = seed;
+  sim::Engine engine(in);
+  auto controller = karpenter::make_karpenter(w.scenario, w.catalog, seed);
+  return engine.run(*controller);
+}
+
+} // namespace
+
+TEST_CASE("engine: Karpenter provisions one node for a small batch and bills it per second", "[sim][engine]")
+{
+  const World w = make_world(3, 1000);
+  const auto r = run_karpenter(w);
+  REQUIRE(r.nodes.launched == 1);
+  REQUIRE(r.final_nodes.size() == 1);
+  CHECK(r.final_nodes[0].instance_type == "default-instance-type");
+  CHECK(r.final_nodes[0].pods == 3);
+  CHECK(r.pods.total == 3);
+  CHECK(r.pods.scheduled == 3);
+  CHECK(r.pods.unschedulable == 0);
+  // Batch window closes 1 s after the pods arrive; the node is ready 45 s + 30 s later.
+  CHECK(r.pods.pending_max_s == Approx(76.0));
+  // Launched at t=1s and billed to the end of the hour.
+  CHECK(r.cost.total_usd == Approx(0.8294967296 * 3599.0 / 3600.0));
+  CHECK(r.nodes.node_hours == Approx(3599.0 / 3600.0));
+}
+
+TEST_CASE("engine: pods that fit no instance type stay pending and are counted unschedulable", "[sim][engine]")
+{
+  const World w = make_world(1, 64000);
+  const auto r = run_karpenter(w);
+  CHECK(r.nodes.launched == 0);
+  CHECK(r.pods.unschedulable == 1);
+  CHECK(r.pods.pending_max_s == Approx(3600.0));
+  CHECK(r.cost.total_usd == 0.0);
+}
+
+TEST_CASE("engine: the same inputs and seed give identical results", "[sim][engine][determinism]")
+{
+  const World w = make_world(40, 700);
+  const auto a = run_karpenter(w, 7);
+  const auto b = run_karpenter(w, 7);
+  CHECK(a.cost.total_usd == b.cost.total_usd);
+  CHECK(a.nodes.launched == b.nodes.launched);
+  REQUIRE(a.final_nodes.size() == b.final_nodes.size());
+  for (std::size_t i = 0; i < a.final_nodes.size(); ++i) {
+    CHECK(a.final_nodes[i].name == b.final_nodes[i].name);
+    CHECK(a.final_nodes[i].instance_type == b.final_nodes[i].instance_type);
+  }
+}
