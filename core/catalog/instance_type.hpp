@@ -42,7 +42,7 @@ struct InstanceType
   // Well-known label keys this type does not have, which Karpenter's instance type
   // requirements state as DoesNotExist (e.g. instance-gpu-name on a CPU-only type), so that
   // `instance-gpu-count Gt 0` excludes it. Sorted.
-  std::vector<std::string> absent_labels;
+  std::vector<std::string> absent_labels{};
 
   [[nodiscard]] model::Resources allocatable() const { return (capacity - overhead).floored(); }
 
