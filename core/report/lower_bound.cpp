@@ -56,6 +56,7 @@ namespace capsim::report {
 namespace {
 
 constexpr double k_pivot_eps = 1e-12;
+constexpr std::size_t k_max_iterations = 100000;
 
 // Solves M z = rhs (M is n x n, row-major) by Gaussian elimination with partial pivoting.
 // Returns false when M is singular.
@@ -359,7 +360,11 @@ CoverSolution LowerBoundSolver::compute(const std::vector<model::Resources>& dem
   std::vector<double> mt(n * n);
   bool optimal = false;
   bool restarted = false;
-  for (std::size_t iteration = 0; iteration < 100000; ++iteration) {
+  // Numerical trouble (a singular basis, no convergence) never aborts a run: the last vertex
+  // reached is dual feasible, so its value is still a valid (possibly weaker) bound.
+  bool trouble = false;
+  std::vector<double> best_y(n, 0.0);
+  for (std::size_t iteration = 0; iteration < k_max_iterations; ++iteration) {
     for (std::size_t a = 0; a < n; ++a) {
       for (std::size_t i = 0; i < n; ++i) {
         m[a * n + i] = coeff(active[a], i);
@@ -385,11 +390,15 @@ CoverSolution LowerBoundSolver::compute(const std::vector<model::Resources>& dem
       }
     }
     if (!ok) {
-      CAPSIM_CHECK(!restarted, "lower bound: singular basis");
+      if (restarted) {
+        trouble = true;
+        break;
+      }
       restarted = true;
       std::iota(active.begin(), active.end(), k_cols);
       continue;
     }
+    best_y = y;
     // Bland: the smallest constraint index with a negative multiplier leaves the active set.
     std::size_t leave = n;
     for (std::size_t a = 0; a < n; ++a) {
@@ -404,7 +413,10 @@ CoverSolution LowerBoundSolver::compute(const std::vector<model::Resources>& dem
     std::vector<double> e(n, 0.0);
     e[leave] = -1.0;
     std::vector<double> dir;
-    CAPSIM_CHECK(solve_dense(m, e, n, dir), "lower bound: singular basis");
+    if (!solve_dense(m, e, n, dir)) {
+      trouble = true;
+      break;
+    }
     // Ratio test over the inactive constraints; ties go to the smallest index.
     std::vector<bool> is_active(k_cols + n, false);
     for (const auto j : active) {
@@ -432,12 +444,22 @@ CoverSolution LowerBoundSolver::compute(const std::vector<model::Resources>& dem
         enter = j;
       }
     }
-    CAPSIM_CHECK(enter < k_cols + n, "lower bound: unbounded dual with coverable demand");
+    if (enter == k_cols + n) {
+      trouble = true; // unbounded: impossible with coverable rows, unless rounding says so
+      break;
+    }
     active[leave] = enter;
   }
-  CAPSIM_CHECK(optimal, "lower bound: simplex did not converge");
-  m_last_active = active;
-  m_last_rows = rows;
+  const bool solved = optimal && !trouble;
+  if (!solved) {
+    y = best_y;
+    out.exact = false;
+    m_last_active.clear();
+    m_last_rows.clear();
+  } else {
+    m_last_active = active;
+    m_last_rows = rows;
+  }
 
   // Certify: clamp y >= 0 and scale it into the feasible region, then value = D.y.
   for (auto& v : y) {
@@ -458,7 +480,7 @@ CoverSolution LowerBoundSolver::compute(const std::vector<model::Resources>& dem
     value += d[i] * y[i] * shrink;
   }
   out.cost_per_hour = std::max(0.0, value);
-  for (std::size_t a = 0; a < n; ++a) {
+  for (std::size_t a = 0; a < n && solved; ++a) {
     if (active[a] < k_cols && lambda[a] > 0) {
       out.nodes.emplace_back(m_column_origin[active[a]], lambda[a]);
     }

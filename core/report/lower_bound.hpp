@@ -69,7 +69,8 @@ struct CoverSolution
   // allowed): that part of the demand is left out, so the value is still a valid bound.
   bool covered = true;
   // false when the classes were so many that only a subfamily of the Hall constraints was
-  // used (see lower_bound.cpp): still a valid, possibly weaker, bound.
+  // used, or when rounding stopped the simplex early (then `nodes` is empty): still a valid,
+  // possibly weaker, bound (see lower_bound.cpp).
   bool exact = true;
 };
 
