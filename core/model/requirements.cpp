@@ -33,6 +33,13 @@ bool within_bounds(std::string_view value, const std::optional<std::int64_t>& gt
   return (!gt || *v > *gt) && (!lt || *v < *lt);
 }
 
+// Upstream's Operator() is NotIn or DoesNotExist (Gt/Lt bounds read as Exists, or NotIn when
+// values are also excluded).
+bool is_negative(const Requirement& r)
+{
+  return r.complement ? !r.values.empty() : r.values.empty();
+}
+
 void sort_unique(std::vector<std::string>& v)
 {
   std::sort(v.begin(), v.end());
@@ -186,8 +193,8 @@ Requirement Requirement::intersection(const Requirement& other) const
   } else {
     r.min_values = min_values ? min_values : other.min_values;
   }
-  if (r.greater_than && r.less_than && *r.greater_than >= *r.less_than) {
-    // An empty numeric range: DoesNotExist.
+  if (r.greater_than && r.less_than && (*r.greater_than >= *r.less_than || *r.greater_than + 1 == *r.less_than)) {
+    // An empty numeric range (no integer strictly between the bounds): DoesNotExist.
     r.complement = false;
     r.greater_than.reset();
     r.less_than.reset();
@@ -293,11 +300,7 @@ std::string Requirements::intersects(const Requirements& other) const
       ++b;
     } else {
       if (a->intersection(*b).empty()) {
-        const Operator incoming = b->op();
-        const Operator existing = a->op();
-        const bool incoming_negative = incoming == Operator::not_in || incoming == Operator::does_not_exist;
-        const bool existing_negative = existing == Operator::not_in || existing == Operator::does_not_exist;
-        if (!(incoming_negative && existing_negative)) {
+        if (!(is_negative(*b) && is_negative(*a))) {
           return fmt::format("key {}, {} not in {}", a->key, to_string(*b), to_string(*a));
         }
       }
@@ -314,8 +317,7 @@ std::string Requirements::compatible(const Requirements& incoming, bool allow_un
     if (allow_undefined_well_known && is_well_known_label(r.key)) {
       continue;
     }
-    const Operator op = r.op();
-    if (has(r.key) || op == Operator::not_in || op == Operator::does_not_exist) {
+    if (has(r.key) || is_negative(r)) {
       continue;
     }
     return fmt::format("label \"{}\" does not have known values", r.key);

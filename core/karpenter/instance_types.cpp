@@ -1,0 +1,146 @@
+#include "core/karpenter/instance_types.hpp"
+
+#include "core/base/diagnostics.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace capsim::karpenter {
+
+int OfferingSpace::zone_index(ValueId v) const
+{
+  for (std::size_t i = 0; i < zones.size(); ++i) {
+    if (zones[i] == v) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+int OfferingSpace::capacity_type_index(ValueId v) const
+{
+  for (std::size_t i = 0; i < capacity_types.size(); ++i) {
+    if (capacity_types[i] == v) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+int OfferingSpace::add_zone(ValueId v)
+{
+  if (const int i = zone_index(v); i >= 0) {
+    return i;
+  }
+  if (zones.size() >= 64) {
+    throw InputError(SourceLocation{}, "the catalog has more than 64 zones; capsim supports up to 64 per region");
+  }
+  zones.push_back(v);
+  return static_cast<int>(zones.size() - 1);
+}
+
+int OfferingSpace::add_capacity_type(ValueId v)
+{
+  if (const int i = capacity_type_index(v); i >= 0) {
+    return i;
+  }
+  if (capacity_types.size() >= 8) {
+    throw InputError(SourceLocation{}, "the catalog has more than 8 distinct capacity types");
+  }
+  capacity_types.push_back(v);
+  return static_cast<int>(capacity_types.size() - 1);
+}
+
+OfferingFilter offering_filter(const ReqSet& reqs, const OfferingSpace& space, const Interner& in)
+{
+  OfferingFilter f;
+  if (const Req* z = reqs.find(in.k_zone)) {
+    f.zones = 0;
+    for (std::size_t i = 0; i < space.zones.size(); ++i) {
+      if (req_has(*z, space.zones[i], in)) {
+        f.zones |= std::uint64_t{1} << i;
+      }
+    }
+  }
+  if (const Req* c = reqs.find(in.k_capacity_type)) {
+    f.capacity_types = 0;
+    for (std::size_t i = 0; i < space.capacity_types.size(); ++i) {
+      if (req_has(*c, space.capacity_types[i], in)) {
+        f.capacity_types |= std::uint32_t{1} << i;
+      }
+    }
+  }
+  return f;
+}
+
+double TypeInfo::cheapest_price(const OfferingFilter& f) const
+{
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& o : offerings) {
+    if (!o.available || ((f.capacity_types >> o.capacity_type) & 1U) == 0 || ((f.zones >> o.zone) & 1U) == 0) {
+      continue;
+    }
+    best = std::min(best, o.offering->price_per_hour);
+  }
+  return best;
+}
+
+PoolTypes::PoolTypes(const std::vector<const catalog::InstanceType*>& types, Interner& in, OfferingSpace& space)
+  : source(types)
+{
+  m_types.reserve(types.size());
+  for (const auto* it : types) {
+    TypeInfo t;
+    t.it = it;
+    t.requirements = to_req_set(it->requirements, in);
+    t.allocatable = it->allocatable();
+    t.capacity = it->capacity;
+    for (const auto& o : it->offerings) {
+      OfferingInfo oi;
+      oi.offering = &o;
+      oi.zone = static_cast<std::uint8_t>(space.add_zone(in.value(o.zone)));
+      oi.capacity_type = static_cast<std::uint8_t>(space.add_capacity_type(in.value(o.capacity_type)));
+      oi.available = o.available;
+      t.offerings.push_back(oi);
+    }
+    for (const auto& r : t.requirements.items()) {
+      if (m_defines.size() <= r.key) {
+        m_defines.resize(r.key + 1, 0);
+      }
+      m_defines[r.key] = 1;
+      in.mark_well_known(r.key); // the cloud provider registers its instance-type labels
+    }
+    m_types.push_back(std::move(t));
+  }
+}
+
+std::size_t PoolTypes::ReqHash::operator()(const Req& r) const
+{
+  std::size_t h = std::hash<std::uint64_t>()((std::uint64_t{r.key} << 1U) | (r.complement ? 1U : 0U));
+  const auto mix = [&h](std::uint64_t x) { h ^= std::hash<std::uint64_t>()(x) + 0x9e3779b97f4a7c15ULL + (h << 6U) + (h >> 2U); };
+  for (const auto v : r.values) {
+    mix(v);
+  }
+  mix(r.gte ? static_cast<std::uint64_t>(*r.gte) : 0x5555);
+  mix(r.lte ? static_cast<std::uint64_t>(*r.lte) : 0xaaaa);
+  return h;
+}
+
+const TypeSet& PoolTypes::compatible_with(const Req& r, const Interner& in)
+{
+  Req key = r;
+  key.min_values.reset(); // minValues does not change which types intersect
+  if (auto it = m_compat.find(key); it != m_compat.end()) {
+    return it->second;
+  }
+  TypeSet s(m_types.size(), true);
+  for (std::size_t i = 0; i < m_types.size(); ++i) {
+    const Req* own = m_types[i].requirements.find(r.key);
+    if (own != nullptr && !req_has_intersection(*own, r, in) && !(own->negative() && r.negative())) {
+      s.reset(i);
+    }
+  }
+  return m_compat.emplace(std::move(key), std::move(s)).first->second;
+}
+
+} // namespace capsim::karpenter

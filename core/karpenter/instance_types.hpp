@@ -1,0 +1,213 @@
+#pragma once
+
+#include "core/catalog/instance_type.hpp"
+#include "core/karpenter/reqs.hpp"
+#include "core/model/resources.hpp"
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace capsim::karpenter {
+
+// A set of instance types of one NodePool, as a bitset over the pool's type indices. A
+// NodeClaim's InstanceTypeOptions is one of these: narrowing is an AND.
+class TypeSet
+{
+public:
+  TypeSet() = default;
+
+  explicit TypeSet(std::size_t n, bool value = false) { resize(n, value); }
+
+  void resize(std::size_t n, bool value)
+  {
+    m_n = n;
+    m_words.assign((n + 63) / 64, value ? ~std::uint64_t{0} : 0);
+    trim();
+  }
+
+  [[nodiscard]] std::size_t size() const { return m_n; }
+
+  [[nodiscard]] bool test(std::size_t i) const { return ((m_words[i / 64] >> (i % 64)) & 1U) != 0; }
+
+  void set(std::size_t i) { m_words[i / 64] |= std::uint64_t{1} << (i % 64); }
+
+  void reset(std::size_t i) { m_words[i / 64] &= ~(std::uint64_t{1} << (i % 64)); }
+
+  void and_with(const TypeSet& o)
+  {
+    for (std::size_t w = 0; w < m_words.size(); ++w) {
+      m_words[w] &= o.m_words[w];
+    }
+  }
+
+  [[nodiscard]] bool any() const
+  {
+    for (const auto w : m_words) {
+      if (w != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  [[nodiscard]] std::size_t count() const
+  {
+    std::size_t c = 0;
+    for (const auto w : m_words) {
+      c += static_cast<std::size_t>(std::popcount(w));
+    }
+    return c;
+  }
+
+  // Calls f(i) for every member, ascending.
+  template <typename F>
+  void for_each(F&& f) const
+  {
+    for (std::size_t w = 0; w < m_words.size(); ++w) {
+      std::uint64_t bits = m_words[w];
+      while (bits != 0) {
+        const auto b = static_cast<std::size_t>(std::countr_zero(bits));
+        f(w * 64 + b);
+        bits &= bits - 1;
+      }
+    }
+  }
+
+  bool operator==(const TypeSet&) const = default;
+
+private:
+  void trim()
+  {
+    if (m_n % 64 != 0 && !m_words.empty()) {
+      m_words.back() &= (std::uint64_t{1} << (m_n % 64)) - 1;
+    }
+  }
+
+  std::vector<std::uint64_t> m_words;
+  std::size_t m_n = 0;
+};
+
+// Zones and capacity types of a solve as small indices, so "does this instance type have an
+// available offering compatible with the claim's zone and capacity-type requirements" is a
+// few AND operations. At most 64 zones and 8 capacity types.
+struct OfferingSpace
+{
+  std::vector<ValueId> zones;          // zone index -> value id
+  std::vector<ValueId> capacity_types; // capacity-type index -> value id
+
+  [[nodiscard]] int zone_index(ValueId v) const;
+  [[nodiscard]] int capacity_type_index(ValueId v) const;
+  int add_zone(ValueId v);
+  int add_capacity_type(ValueId v);
+};
+
+// Zone bitmask and capacity-type bitmask allowed by a requirement set.
+struct OfferingFilter
+{
+  std::uint64_t zones = ~std::uint64_t{0};
+  std::uint32_t capacity_types = ~std::uint32_t{0};
+};
+
+[[nodiscard]] OfferingFilter offering_filter(const ReqSet& reqs, const OfferingSpace& space, const Interner& in);
+
+// One offering, interned.
+struct OfferingInfo
+{
+  const catalog::Offering* offering = nullptr;
+  std::uint8_t zone = 0;
+  std::uint8_t capacity_type = 0;
+  bool available = true; // catalog flag and the solve's availability predicate
+};
+
+// An instance type of a pool, interned.
+struct TypeInfo
+{
+  const catalog::InstanceType* it = nullptr;
+  ReqSet requirements;
+  model::Resources allocatable;
+  model::Resources capacity;
+  std::vector<OfferingInfo> offerings;
+  // Per capacity-type index: zones with an available offering.
+  std::array<std::uint64_t, 8> available_zones{};
+
+  [[nodiscard]] bool has_offering(const OfferingFilter& f) const
+  {
+    for (std::size_t c = 0; c < available_zones.size(); ++c) {
+      if (((f.capacity_types >> c) & 1U) != 0 && (available_zones[c] & f.zones) != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Cheapest available offering compatible with the filter (upstream OrderByPrice key);
+  // +infinity when none.
+  [[nodiscard]] double cheapest_price(const OfferingFilter& f) const;
+};
+
+// The instance types offered to one NodePool, interned once. Also caches, per (key,
+// requirement), which types intersect that requirement, so narrowing a NodeClaim by a pod's
+// requirement is a bitset AND.
+class PoolTypes
+{
+public:
+  PoolTypes(const std::vector<const catalog::InstanceType*>& types, Interner& in, OfferingSpace& space);
+
+  [[nodiscard]] const std::vector<TypeInfo>& types() const { return m_types; }
+
+  [[nodiscard]] std::vector<TypeInfo>& types() { return m_types; }
+
+  [[nodiscard]] std::size_t size() const { return m_types.size(); }
+
+  // Some type of the pool defines `key`.
+  [[nodiscard]] bool defines(KeyId key) const { return key < m_defines.size() && m_defines[key] != 0; }
+
+  // Types whose own requirement for r.key intersects r (types not defining the key are in).
+  [[nodiscard]] const TypeSet& compatible_with(const Req& r, const Interner& in);
+
+  // Re-evaluate offering availability (catalog flag and the predicate) for this solve.
+  template <typename Pred>
+  void refresh_availability(Pred&& available)
+  {
+    for (auto& t : m_types) {
+      t.available_zones.fill(0);
+      for (auto& o : t.offerings) {
+        o.available = o.offering->available && available(*t.it, *o.offering);
+        if (o.available) {
+          t.available_zones[o.capacity_type] |= std::uint64_t{1} << o.zone;
+        }
+      }
+    }
+  }
+
+  // Identity of the input this was built from (to detect a changed catalog).
+  std::vector<const catalog::InstanceType*> source;
+
+private:
+  struct ReqHash
+  {
+    std::size_t operator()(const Req& r) const;
+  };
+
+  std::vector<TypeInfo> m_types;
+  std::vector<std::uint8_t> m_defines;
+  std::unordered_map<Req, TypeSet, ReqHash> m_compat;
+};
+
+// Component-wise: requests fit in allocatable on the dimensions listed.
+[[nodiscard]] inline bool fits_dims(const model::Resources& requests, const model::Resources& allocatable,
+                                    const std::vector<model::ResourceId>& dims)
+{
+  for (const auto d : dims) {
+    if (requests[d] > allocatable[d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace capsim::karpenter

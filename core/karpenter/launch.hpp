@@ -1,0 +1,73 @@
+#pragma once
+
+#include "core/catalog/instance_type.hpp"
+#include "core/karpenter/solve.hpp"
+#include "core/model/requirements.hpp"
+#include "core/model/resources.hpp"
+
+#include <string>
+#include <vector>
+
+namespace capsim::karpenter {
+
+// The AWS provider's launch decision for one NodeClaim (aws:pkg/providers/instance/instance.go
+// Create -> filterInstanceTypes -> getCapacityType -> CreateFleet), as a pure function.
+
+struct LaunchOptions
+{
+  int max_instance_types = 60; // settings.max_instance_types (maxInstanceTypes upstream)
+  bool min_values_best_effort = false;
+  OfferingAvailable offering_available; // ICE cache; nullptr = catalog flags only
+};
+
+struct LaunchDecision
+{
+  bool ok = false;
+  const catalog::InstanceType* instance_type = nullptr;
+  std::string zone;
+  std::string capacity_type;
+  double price_per_hour = 0;
+  // The instance types sent to CreateFleet (after filters and truncation), cheapest first.
+  std::vector<const catalog::InstanceType*> candidates;
+  std::string error; // InsufficientCapacityError text when !ok
+};
+
+// Filters, in upstream order: compatible + available + fits the requests; exotic types
+// (metal, GPUs) dropped unless only exotic ones remain (skipped with minValues); spot
+// offerings pricier than the cheapest on-demand one dropped when both are allowed (skipped with
+// minValues); the max_instance_types cheapest kept (minValues re-checked). Capacity type:
+// reserved, then spot, then on-demand, the first allowed with an available offering. The
+// offering: on-demand and reserved the cheapest (type, zone), ties to the first in list
+// order; spot price-capacity-optimized (SPEC §5.3): among the allowed pools the lowest
+// interruption band, then the lowest price, ties to the first in list order (pools without a
+// known band rank after banded ones; with no band known anywhere this is lowest price).
+[[nodiscard]] LaunchDecision choose_launch(const model::Requirements& requirements, const model::Resources& requests,
+                                           const std::vector<const catalog::InstanceType*>& instance_types,
+                                           const LaunchOptions& options);
+
+[[nodiscard]] inline LaunchDecision choose_launch(const NewNodeClaim& claim, const LaunchOptions& options)
+{
+  return choose_launch(claim.requirements, claim.requests, claim.instance_types, options);
+}
+
+// Offering helpers shared with consolidation (core:pkg/cloudprovider/types.go).
+
+// The offering is available now and compatible with the requirements' zone and capacity type.
+[[nodiscard]] bool offering_usable(const catalog::InstanceType& it, const catalog::Offering& o,
+                                   const model::Requirements& requirements, const OfferingAvailable& available);
+
+// Cheapest usable offering price (OrderByPrice key); +infinity when none.
+[[nodiscard]] double cheapest_price(const catalog::InstanceType& it, const model::Requirements& requirements,
+                                    const OfferingAvailable& available);
+
+// WorstLaunchPrice: the most expensive usable offering of the capacity type that would be
+// launched (reserved, then spot, then on-demand); +infinity when none.
+[[nodiscard]] double worst_launch_price(const catalog::InstanceType& it, const model::Requirements& requirements,
+                                        const OfferingAvailable& available);
+
+// InstanceTypes.SatisfiesMinValues over `types` in order: "" when every minValues requirement
+// has enough distinct values, else the error.
+[[nodiscard]] std::string min_values_error(const std::vector<const catalog::InstanceType*>& types,
+                                           const model::Requirements& requirements);
+
+} // namespace capsim::karpenter

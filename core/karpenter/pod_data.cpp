@@ -1,0 +1,202 @@
+#include "core/karpenter/pod_data.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace capsim::karpenter {
+
+namespace {
+
+ReqSet term_to_req_set(const model::NodeSelectorTerm& term, Interner& in)
+{
+  ReqSet out;
+  for (const auto& r : term.requirements) {
+    out.add(to_req(r, in), in);
+  }
+  return out;
+}
+
+// Indices of weighted terms, heaviest first; equal weights keep their listed order
+// (upstream sorts with sort.SliceStable for removal).
+template <typename T>
+std::vector<std::uint16_t> heaviest_first(const std::vector<T>& terms)
+{
+  std::vector<std::uint16_t> order(terms.size());
+  std::iota(order.begin(), order.end(), std::uint16_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint16_t a, std::uint16_t b) { return terms[a].weight > terms[b].weight; });
+  return order;
+}
+
+void fill_requirements(const SpecData& d, PodVariant& v, const Interner& in)
+{
+  v.strict = d.node_selector;
+  if (!d.required_terms.empty()) {
+    v.strict.add(d.required_terms[v.required_term_start], in);
+  }
+  v.requirements = d.node_selector;
+  if (!d.ignore_preferences && v.preferred_node_removed < d.preferred_terms.size()) {
+    v.requirements.add(d.preferred_terms[v.preferred_node_removed], in);
+  }
+  if (!d.required_terms.empty()) {
+    v.requirements.add(d.required_terms[v.required_term_start], in);
+  }
+}
+
+bool is_restricted_label(std::string_view key)
+{
+  key = normalized_label(key);
+  if (model::is_well_known_label(key)) {
+    return false;
+  }
+  const auto slash = key.find('/');
+  if (slash != std::string_view::npos) {
+    const auto domain = key.substr(0, slash);
+    if (domain == "karpenter.sh" || (domain.size() > 13 && domain.ends_with(".karpenter.sh"))) {
+      return true;
+    }
+  }
+  return key == model::labels::k_hostname;
+}
+
+std::string validate_requirement(const model::Requirement& r)
+{
+  if (is_restricted_label(r.key)) {
+    return fmt::format("using label {} is not allowed as it might interfere with the internal provisioning logic",
+                       normalized_label(r.key));
+  }
+  if (normalized_label(r.key) == model::labels::k_capacity_type && r.op() == model::Operator::in) {
+    const bool any_known = std::any_of(r.values.begin(), r.values.end(), [](const std::string& v) {
+      return v == model::k_capacity_spot || v == model::k_capacity_on_demand || v == model::k_capacity_reserved;
+    });
+    if (!any_known) {
+      return fmt::format("no valid values found for {}", model::labels::k_capacity_type);
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+std::string validate_pod_spec(const model::PodSpec& spec)
+{
+  for (const auto& [k, v] : spec.node_selector) {
+    auto err = validate_requirement(model::Requirement::make(k, model::Operator::in, {v}));
+    if (!err.empty()) {
+      return err;
+    }
+  }
+  for (const auto& term : spec.required_node_affinity) {
+    for (const auto& r : term.requirements) {
+      auto err = validate_requirement(r);
+      if (!err.empty()) {
+        return err;
+      }
+    }
+  }
+  // validateKarpenterManagedLabelCanExist: pods that require karpenter.sh/nodepool DoesNotExist.
+  const auto is_np_dne = [](const model::Requirement& r) {
+    return normalized_label(r.key) == model::labels::k_nodepool && !r.complement && r.values.empty();
+  };
+  bool dne = false;
+  if (!spec.required_node_affinity.empty()) {
+    const auto& t = spec.required_node_affinity.front().requirements;
+    dne = std::any_of(t.begin(), t.end(), is_np_dne);
+  }
+  if (!dne && !spec.preferred_node_affinity.empty()) {
+    const auto order = heaviest_first(spec.preferred_node_affinity);
+    const auto& t = spec.preferred_node_affinity[order.front()].term.requirements;
+    dne = std::any_of(t.begin(), t.end(), is_np_dne);
+  }
+  if (dne) {
+    return "configured to not run on a Karpenter provisioned node (requirement karpenter.sh/nodepool DoesNotExist)";
+  }
+  return {};
+}
+
+SpecData make_spec_data(const model::PodSpecPtr& spec, bool ignore_preferences, bool tolerate_pns_enabled, Interner& in)
+{
+  SpecData d;
+  d.spec = spec;
+  d.ignore_preferences = ignore_preferences;
+  d.tolerate_pns_enabled = tolerate_pns_enabled;
+  d.validation_error = validate_pod_spec(*spec);
+  for (const auto& [k, v] : spec->node_selector) {
+    d.node_selector.add(make_in(in.key(normalized_label(k)), in.value(v)), in);
+  }
+  for (const auto& term : spec->required_node_affinity) {
+    d.required_terms.push_back(term_to_req_set(term, in));
+  }
+  for (const auto i : heaviest_first(spec->preferred_node_affinity)) {
+    d.preferred_terms.push_back(term_to_req_set(spec->preferred_node_affinity[i].term, in));
+  }
+  d.preferred_affinity_order = heaviest_first(spec->pod_affinity_preferred);
+  d.preferred_anti_affinity_order = heaviest_first(spec->pod_anti_affinity_preferred);
+  d.has_pns_toleration = std::any_of(spec->tolerations.begin(), spec->tolerations.end(), [](const model::Toleration& t) {
+    return t.key.empty() && t.op_exists && t.value.empty() && t.effect == model::TaintEffect::prefer_no_schedule;
+  });
+  PodVariant v0;
+  v0.spread.resize(spec->topology_spread.size());
+  std::iota(v0.spread.begin(), v0.spread.end(), std::uint16_t{0});
+  fill_requirements(d, v0, in);
+  d.variants.push_back(std::move(v0));
+  return d;
+}
+
+const PodVariant* variant(SpecData& d, std::size_t k, const Interner& in)
+{
+  while (d.variants.size() <= k) {
+    if (d.exhausted) {
+      return nullptr;
+    }
+    PodVariant v = d.variants.back();
+    const auto& spec = *d.spec;
+    bool relaxed = false;
+    if (d.required_terms.size() > static_cast<std::size_t>(v.required_term_start) + 1) {
+      // removeRequiredNodeAffinityTerm: the last term is never dropped.
+      ++v.required_term_start;
+      relaxed = true;
+    } else if (!d.ignore_preferences && v.preferred_affinity_removed < d.preferred_affinity_order.size()) {
+      ++v.preferred_affinity_removed;
+      relaxed = true;
+    } else if (!d.ignore_preferences && v.preferred_anti_affinity_removed < d.preferred_anti_affinity_order.size()) {
+      ++v.preferred_anti_affinity_removed;
+      relaxed = true;
+    } else if (!d.ignore_preferences && v.preferred_node_removed < d.preferred_terms.size()) {
+      ++v.preferred_node_removed;
+      relaxed = true;
+    } else {
+      if (!d.ignore_preferences) {
+        // removeTopologySpreadScheduleAnyway: first ScheduleAnyway constraint, swapped with the last.
+        for (std::size_t i = 0; i < v.spread.size(); ++i) {
+          if (spec.topology_spread[v.spread[i]].when_unsatisfiable == model::UnsatisfiableAction::schedule_anyway) {
+            v.spread[i] = v.spread.back();
+            v.spread.pop_back();
+            relaxed = true;
+            break;
+          }
+        }
+      }
+      if (!relaxed && d.tolerate_pns_enabled && !v.tolerate_prefer_no_schedule && !d.has_pns_toleration) {
+        v.tolerate_prefer_no_schedule = true;
+        relaxed = true;
+      }
+    }
+    if (!relaxed) {
+      d.exhausted = true;
+      return nullptr;
+    }
+    fill_requirements(d, v, in);
+    d.variants.push_back(std::move(v));
+  }
+  return &d.variants[k];
+}
+
+bool tolerates(const model::PodSpec& spec, const PodVariant& v, const std::vector<model::Taint>& taints)
+{
+  return model::tolerates_all(spec.tolerations, taints, v.tolerate_prefer_no_schedule);
+}
+
+} // namespace capsim::karpenter

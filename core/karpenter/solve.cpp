@@ -1,0 +1,1873 @@
+// Karpenter's Scheduler.Solve (core:pkg/controllers/provisioning/scheduling/scheduler.go,
+// nodeclaim.go, existingnode.go, queue.go), with interned requirements and instance-type
+// bitsets for speed. Deterministic replacements for upstream's unordered choices:
+//  - pods with equal CPU, memory and creation time are ordered by name, then pod index
+//    (upstream: UID);
+//  - in-round NodeClaims are ordered by pod count with a stable sort (upstream sort.Slice
+//    is only stable below 13 elements);
+//  - NodePools of equal weight and name keep input order; instance types of equal price keep
+//    catalog order; DaemonSet overhead groups are ordered by their first instance type;
+//  - topology domains that tie are chosen lexicographically (see topology.hpp).
+// Checks whose failure messages upstream discards (existing nodes, in-round NodeClaims) are
+// reordered cheapest-first; the outcome is the same because every check must pass.
+
+#include "core/karpenter/solve.hpp"
+
+#include "core/base/diagnostics.hpp"
+#include "core/karpenter/instance_types.hpp"
+#include "core/karpenter/pod_data.hpp"
+#include "core/karpenter/reqs.hpp"
+#include "core/karpenter/topology.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace capsim::karpenter {
+
+// ---------------------------------------------------------------------------------------------
+// Cache kept between solves.
+
+struct SolveCache::Impl
+{
+  Interner in;
+  OfferingSpace space;
+  struct Pool
+  {
+    std::unique_ptr<PoolTypes> types;
+  };
+  std::vector<Pool> pools; // by NodePoolInput position
+  struct Spec
+  {
+    std::unique_ptr<SpecData> data;
+  };
+  std::unordered_map<const model::PodSpec*, Spec> specs;
+  struct Node
+  {
+    std::string name;
+    ReqSet labels;
+    ValueId hostname = 0;
+  };
+  std::vector<std::unique_ptr<Node>> nodes; // by NodeIndex
+
+  PoolTypes& pool_types(std::size_t i, const std::vector<const catalog::InstanceType*>& types)
+  {
+    if (pools.size() <= i) {
+      pools.resize(i + 1);
+    }
+    auto& p = pools[i];
+    if (!p.types || p.types->source != types) {
+      p.types = std::make_unique<PoolTypes>(types, in, space);
+    }
+    return *p.types;
+  }
+
+  SpecData& spec_data(const model::PodSpecPtr& spec, bool ignore_preferences, bool tolerate_pns)
+  {
+    auto& s = specs[spec.get()];
+    if (!s.data || s.data->ignore_preferences != ignore_preferences || s.data->tolerate_pns_enabled != tolerate_pns) {
+      s.data = std::make_unique<SpecData>(make_spec_data(spec, ignore_preferences, tolerate_pns, in));
+    }
+    return *s.data;
+  }
+
+  const Node& node(cluster::NodeIndex i, const cluster::NodeState& n)
+  {
+    if (nodes.size() <= i) {
+      nodes.resize(i + 1);
+    }
+    auto& e = nodes[i];
+    if (!e || e->name != n.name) {
+      e = std::make_unique<Node>();
+      e->name = n.name;
+      e->labels = labels_to_req_set(n.labels, in);
+      auto it = n.labels.find(std::string(model::labels::k_hostname));
+      e->hostname = in.value(it != n.labels.end() ? it->second : n.name);
+    }
+    return *e;
+  }
+};
+
+SolveCache::SolveCache() : m_impl(std::make_unique<Impl>()) {}
+
+SolveCache::~SolveCache() = default;
+
+void SolveCache::clear()
+{
+  m_impl = std::make_unique<Impl>();
+}
+
+model::Resources pod_requests(const model::Pod& pod)
+{
+  model::Resources r = pod.requests;
+  r[model::k_pods] = 1;
+  return r;
+}
+
+Limits limits_of(const model::NodePool& pool)
+{
+  Limits l;
+  if (pool.limits) {
+    for (std::size_t i = 0; i < model::k_max_resources; ++i) {
+      if (pool.limits->v[i] != std::numeric_limits<std::int64_t>::max()) {
+        l.listed |= std::uint32_t{1} << i;
+        l.max.v[i] = pool.limits->v[i];
+      }
+    }
+  }
+  l.nodes = pool.limit_nodes;
+  return l;
+}
+
+namespace {
+
+constexpr std::string_view k_registered = "karpenter.sh/registered";
+constexpr std::string_view k_initialized = "karpenter.sh/initialized";
+
+model::Resources spec_requests(const model::PodSpec& spec)
+{
+  model::Resources r = spec.requests;
+  r[model::k_pods] = 1;
+  return r;
+}
+
+std::string taint_string(const model::Taint& t)
+{
+  return t.value.empty() ? fmt::format("{}:{}", t.key, model::to_string(t.effect))
+                         : fmt::format("{}={}:{}", t.key, t.value, model::to_string(t.effect));
+}
+
+std::string toleration_error(const model::PodSpec& spec, bool tolerate_pns, const std::vector<model::Taint>& taints)
+{
+  for (const auto& t : taints) {
+    if (!model::tolerates_all(spec.tolerations, {t}, tolerate_pns)) {
+      return fmt::format("did not tolerate taint ({})", taint_string(t));
+    }
+  }
+  return {};
+}
+
+bool is_ephemeral_taint(const model::Taint& t)
+{
+  return (t.key == "node.kubernetes.io/not-ready" && t.effect == model::TaintEffect::no_schedule)
+         || (t.key == "node.kubernetes.io/not-ready" && t.effect == model::TaintEffect::no_execute)
+         || (t.key == "node.kubernetes.io/unreachable" && t.effect == model::TaintEffect::no_schedule)
+         || (t.key == "node.cloudprovider.kubernetes.io/uninitialized" && t.effect == model::TaintEffect::no_schedule)
+         || (t.key == "karpenter.sh/unregistered" && t.effect == model::TaintEffect::no_execute);
+}
+
+// resources.String: "{"cpu":"1","memory":"1Gi","pods":"1"}"-like, sorted by name.
+std::string resources_string(const model::Resources& r)
+{
+  return model::to_string(r);
+}
+
+// Everything one attempt to add a pod to a node or NodeClaim computes; applied on success.
+struct AddPlan
+{
+  std::vector<Req> delta; // new requirement per changed key, sorted by key
+  TypeSet options;
+  OfferingFilter filter;
+  bool min_values_relaxed = false;
+};
+
+const Req* lookup(const ReqSet& base, const std::vector<Req>& delta, KeyId key)
+{
+  auto it = std::lower_bound(delta.begin(), delta.end(), key, [](const Req& r, KeyId k) { return r.key < k; });
+  if (it != delta.end() && it->key == key) {
+    return &*it;
+  }
+  return base.find(key);
+}
+
+void put(std::vector<Req>& delta, Req r)
+{
+  auto it = std::lower_bound(delta.begin(), delta.end(), r.key, [](const Req& a, KeyId k) { return a.key < k; });
+  if (it != delta.end() && it->key == r.key) {
+    *it = std::move(r);
+  } else {
+    delta.insert(it, std::move(r));
+  }
+}
+
+void apply_delta(ReqSet& base, const std::vector<Req>& delta)
+{
+  for (const auto& r : delta) {
+    base.set(r);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct DsGroup
+{
+  model::Resources overhead;
+  std::uint32_t present = 0; // resources the compatible DaemonSets request (MinResources keys)
+  std::vector<std::int32_t> host_ports;
+  bool empty = true; // no compatible DaemonSet
+};
+
+struct Template
+{
+  std::uint32_t input = 0;
+  const NodePoolInput* np = nullptr;
+  PoolTypes* types = nullptr;
+  ReqSet reqs;           // template requirements (no hostname)
+  ReqSet base_with_host; // reqs + hostname In [placeholder], patched per attempt
+  TypeSet options;       // pre-filtered InstanceTypeOptions
+  OfferingFilter filter;
+  std::vector<DsGroup> groups;
+  std::vector<std::int32_t> group_of; // per pool type index, -1 if not an option
+  model::Labels labels;
+  Limits remaining;
+  bool limited = false;
+  TypeSet within_limits; // options whose capacity fits the remaining limits
+  bool within_limits_dirty = true;
+};
+
+struct ExistingNode
+{
+  cluster::NodeIndex index = 0;
+  const cluster::NodeState* node = nullptr;
+  ReqSet reqs;
+  std::vector<model::Taint> taints; // effective taints (startup/ephemeral dropped while uninitialized)
+  model::Resources remaining;
+  bool initialized = false;
+  bool under_consolidate_after = false;
+  std::vector<std::int32_t> host_ports;
+};
+
+struct Claim
+{
+  std::uint32_t tmpl = 0;
+  std::uint32_t id = 0;
+  ReqSet reqs;
+  TypeSet options;
+  OfferingFilter filter;
+  model::Resources requests;
+  model::Resources max_alloc;
+  std::vector<cluster::PodIndex> pods;
+  std::vector<std::vector<std::int32_t>> group_ports; // per DS group
+  bool min_values_relaxed = false;
+};
+
+// Per-solve topology facts about a pod spec.
+struct SpecTopo
+{
+  std::vector<std::int32_t> spread_group; // per spec->topology_spread index, -1 when ignored
+  std::vector<std::uint32_t> affinity_required;
+  std::vector<std::uint32_t> affinity_preferred; // removal order (heaviest first)
+  std::vector<std::uint32_t> anti_required;
+  std::vector<std::uint32_t> anti_preferred;
+  std::vector<std::uint32_t> inverse_owned;
+  std::vector<std::uint32_t> selecting;         // regular groups selecting the spec (sorted)
+  std::vector<std::uint32_t> inverse_selecting; // inverse groups selecting the spec
+  bool any = false;
+};
+
+struct QueuedPod
+{
+  cluster::PodIndex index = 0;
+  const cluster::PodState* state = nullptr;
+  SpecData* data = nullptr;
+  SpecTopo* topo = nullptr;
+  model::Resources requests;
+  bool pending = true;
+  bool from_deleting = false;
+};
+
+struct DomainEntry
+{
+  ValueId domain = 0;
+  std::vector<std::uint32_t> pools; // pool inputs whose taints guard this domain; empty = untainted
+  bool untainted = false;
+};
+
+class Scheduler
+{
+public:
+  Scheduler(const SolveInput& input, SolveCache::Impl& cache)
+    : m_input(input), m_cluster(*input.cluster), m_cache(cache), m_in(cache.in)
+  {
+  }
+
+  SolveResult run();
+
+private:
+  void prepare_pools();
+  void prepare_pods();
+  void prepare_templates();
+  void prepare_existing();
+  void prepare_limits();
+  void prepare_topology();
+
+  // DaemonSets
+  [[nodiscard]] bool daemon_compatible_with_template(std::size_t ds, const Template& t, const TypeInfo& type) const;
+
+  // Topology
+  const std::vector<DomainEntry>& domain_group(KeyId key);
+  std::uint32_t add_group(TopologyGroup g, const model::PodSpec& owner, bool inverse);
+  TopologyGroup make_affinity_group(TopologyType type, const model::PodAffinityTerm& term, const model::PodSpec& owner);
+  void count_domains(TopologyGroup& g);
+  [[nodiscard]] bool topology_requirements(const QueuedPod& p, const PodVariant& v, const std::vector<model::Taint>& taints,
+                                           const ReqSet& base, bool allow_wk, AddPlan& plan, std::string* err) const;
+  void record(const QueuedPod& p, const PodVariant& v, const std::vector<model::Taint>& taints, const ReqSet& reqs);
+
+  // Placement
+  bool try_schedule(QueuedPod& p, std::string& err);
+  bool add(QueuedPod& p, const PodVariant& v, std::string* err);
+  bool add_to_existing(QueuedPod& p, const PodVariant& v);
+  bool add_to_inflight(QueuedPod& p, const PodVariant& v);
+  bool add_to_new(QueuedPod& p, const PodVariant& v, std::string* err);
+  [[nodiscard]] bool requirements_plan(const ReqSet& base, bool allow_wk, const QueuedPod& p, const PodVariant& v,
+                                       const std::vector<model::Taint>& taints, AddPlan& plan, std::string* err) const;
+  [[nodiscard]] bool filter_types(const Template& t, const TypeSet& options, const ReqSet& base,
+                                  const OfferingFilter& base_filter, const model::Resources& requests,
+                                  const std::vector<std::vector<std::int32_t>>* ports, const QueuedPod& p,
+                                  bool relax_min_values, AddPlan& plan, std::string* err);
+  std::string explain_filter(const Template& t, const TypeSet& options, const ReqSet& merged,
+                             const model::Resources& requests, const model::Resources& pod_requests,
+                             const std::vector<std::vector<std::int32_t>>* ports, const QueuedPod& p,
+                             const std::string& min_values_error) const;
+  // minValues: "" when satisfied; else the error, with the achieved count per failing key.
+  std::string min_values_check(const Template& t, const TypeSet& options, const ReqSet& reqs,
+                               std::vector<std::pair<KeyId, int>>* achieved) const;
+  void commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPlan& plan);
+  void update_within_limits(Template& t);
+  void sort_claim_after_add(std::size_t pos);
+  model::Resources max_alloc(const Template& t, const TypeSet& options) const;
+
+  // Output
+  void finalize(SolveResult& out);
+
+  const SolveInput& m_input;
+  const cluster::Cluster& m_cluster;
+  SolveCache::Impl& m_cache;
+  Interner& m_in;
+
+  std::vector<PoolTypes*> m_pool_types; // by input pool
+  bool m_tolerate_pns = false;
+  std::vector<model::ResourceId> m_dims;
+  bool m_any_host_ports = false;
+
+  std::vector<QueuedPod> m_pods;
+  std::vector<cluster::PodIndex> m_batch; // sorted pod indices of the batch
+  std::vector<PodError> m_invalid;
+
+  // DaemonSets: strict requirement alternatives (one per starting required term).
+  struct Daemon
+  {
+    const model::PodSpec* spec = nullptr;
+    model::Resources requests;
+    std::vector<ReqSet> strict; // strict[i]: nodeSelector ∧ requiredTerms[i] (or just nodeSelector)
+  };
+  std::vector<Daemon> m_daemons;
+
+  std::vector<Template> m_templates; // weight order
+  std::vector<ExistingNode> m_existing;
+  std::vector<Claim> m_claims;
+  std::vector<std::uint32_t> m_claim_order; // claim ids by pod count ascending (stable)
+
+  std::vector<TopologyGroup> m_groups;
+  std::vector<TopologyGroup> m_inverse;
+  std::unordered_map<std::string, std::uint32_t> m_group_ids;
+  std::unordered_map<std::string, std::uint32_t> m_inverse_ids;
+  std::unordered_map<KeyId, std::vector<DomainEntry>> m_domain_groups;
+  std::unordered_map<const model::PodSpec*, SpecTopo> m_spec_topo;
+  std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> m_running; // bound pods outside the batch
+
+  std::vector<Placement> m_placements;
+  std::uint64_t m_version = 0; // bumps on every placement (failure memo validity)
+
+  // Scratch
+  mutable AddPlan m_plan;
+  mutable std::vector<std::uint32_t> m_mark;
+  mutable std::uint32_t m_mark_gen = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Preparation
+
+void Scheduler::prepare_pools()
+{
+  const auto& inputs = m_input.node_pools;
+  m_pool_types.resize(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto& pt = m_cache.pool_types(i, inputs[i].instance_types);
+    const auto& pred = m_input.offering_available;
+    if (pred) {
+      pt.refresh_availability([&](const catalog::InstanceType& it, const catalog::Offering& o) {
+        return pred(it.name, o.zone, o.capacity_type);
+      });
+    } else {
+      pt.refresh_availability([](const catalog::InstanceType&, const catalog::Offering&) { return true; });
+    }
+    m_pool_types[i] = &pt;
+    for (const auto& t : inputs[i].pool->taints) {
+      if (t.effect == model::TaintEffect::prefer_no_schedule) {
+        m_tolerate_pns = true;
+      }
+    }
+  }
+}
+
+void Scheduler::prepare_pods()
+{
+  const bool ignore = m_input.options.ignore_preferences;
+  std::array<bool, model::k_max_resources> used{};
+  used[model::k_cpu] = used[model::k_memory] = used[model::k_pods] = true;
+  m_pods.reserve(m_input.pods.size());
+  for (const auto idx : m_input.pods) {
+    const auto& ps = m_cluster.pod(idx);
+    CAPSIM_CHECK(ps.pod.spec != nullptr, "solve: pod " + ps.pod.name + " has no spec");
+    auto& data = m_cache.spec_data(ps.pod.spec, ignore, m_tolerate_pns);
+    m_batch.push_back(idx);
+    if (!data.validation_error.empty()) {
+      m_invalid.push_back({idx, data.validation_error});
+      continue;
+    }
+    QueuedPod q;
+    q.index = idx;
+    q.state = &ps;
+    q.data = &data;
+    q.requests = pod_requests(ps.pod);
+    q.pending = ps.node == cluster::k_none;
+    if (!q.pending) {
+      const auto& n = m_cluster.node(ps.node);
+      q.from_deleting = n.lifecycle == cluster::NodeLifecycle::deleting || n.disrupted_taint;
+    }
+    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+      used[d] = used[d] || q.requests.v[d] != 0;
+    }
+    if (!ps.pod.spec->host_ports.empty()) {
+      m_any_host_ports = true;
+    }
+    m_pods.push_back(q);
+  }
+  std::sort(m_batch.begin(), m_batch.end());
+  for (const auto& ds : m_input.daemon_sets) {
+    Daemon d;
+    d.spec = ds.get();
+    d.requests = spec_requests(*ds);
+    ReqSet ns;
+    for (const auto& [k, v] : ds->node_selector) {
+      ns.add(make_in(m_in.key(normalized_label(k)), m_in.value(v)), m_in);
+    }
+    if (ds->required_node_affinity.empty()) {
+      d.strict.push_back(ns);
+    } else {
+      for (const auto& term : ds->required_node_affinity) {
+        ReqSet s = ns;
+        for (const auto& r : term.requirements) {
+          s.add(to_req(r, m_in), m_in);
+        }
+        d.strict.push_back(std::move(s));
+      }
+    }
+    for (std::size_t i = 0; i < model::k_max_resources; ++i) {
+      used[i] = used[i] || d.requests.v[i] != 0;
+    }
+    m_daemons.push_back(std::move(d));
+  }
+  for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+    if (used[d]) {
+      m_dims.push_back(static_cast<model::ResourceId>(d));
+    }
+  }
+}
+
+bool Scheduler::daemon_compatible_with_template(std::size_t ds, const Template& t, const TypeInfo& type) const
+{
+  const auto& d = m_daemons[ds];
+  // A DaemonSet pod is not held back by PreferNoSchedule taints.
+  if (!model::tolerates_all(d.spec->tolerations, t.np->pool->taints, true)) {
+    return false;
+  }
+  // Try each required node-affinity term in turn (removeRequiredNodeAffinityTerm keeps the last).
+  for (const auto& strict : d.strict) {
+    if (t.reqs.compatible(strict, true, m_in) && type.requirements.intersects(strict, m_in)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string Scheduler::min_values_check(const Template& t, const TypeSet& options, const ReqSet& reqs,
+                                        std::vector<std::pair<KeyId, int>>* achieved) const
+{
+  std::vector<std::string> failing;
+  for (const auto& r : reqs.items()) {
+    if (!r.min_values) {
+      continue;
+    }
+    ++m_mark_gen;
+    int distinct = 0;
+    options.for_each([&](std::size_t i) {
+      const Req* own = t.types->types()[i].requirements.find(r.key);
+      if (own == nullptr) {
+        return;
+      }
+      for (const ValueId v : own->values) {
+        if (v >= m_mark.size()) {
+          m_mark.resize(static_cast<std::size_t>(v) + 1024, 0);
+        }
+        if (m_mark[v] != m_mark_gen) {
+          m_mark[v] = m_mark_gen;
+          ++distinct;
+        }
+      }
+    });
+    if (distinct < *r.min_values) {
+      failing.push_back(m_in.key_name(r.key));
+      if (achieved != nullptr) {
+        achieved->emplace_back(r.key, distinct);
+      }
+    }
+  }
+  if (failing.empty()) {
+    return {};
+  }
+  std::sort(failing.begin(), failing.end());
+  std::string keys;
+  for (std::size_t i = 0; i < failing.size(); ++i) {
+    keys += (i != 0 ? "," : "") + failing[i];
+  }
+  return fmt::format("minValues requirement is not met for label(s) ({})", keys);
+}
+
+void Scheduler::prepare_templates()
+{
+  const auto& inputs = m_input.node_pools;
+  std::vector<std::uint32_t> order(inputs.size());
+  std::iota(order.begin(), order.end(), 0U);
+  // OrderByWeight: higher weight first; ties by name, reverse lexicographic.
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto& pa = *inputs[a].pool;
+    const auto& pb = *inputs[b].pool;
+    if (pa.weight != pb.weight) {
+      return pa.weight > pb.weight;
+    }
+    return pa.name > pb.name;
+  });
+  const KeyId k_reg = m_in.key(k_registered);
+  const KeyId k_init = m_in.key(k_initialized);
+  const ValueId v_true = m_in.value("true");
+  for (const auto i : order) {
+    const auto& np = inputs[i];
+    Template t;
+    t.input = i;
+    t.np = &np;
+    t.types = m_pool_types[i];
+    t.reqs = to_req_set(np.pool->requirements, m_in);
+    t.labels = np.pool->template_labels;
+    t.labels[std::string(model::labels::k_nodepool)] = np.pool->name;
+    if (!np.pool->node_class_ref.empty()) {
+      t.labels["karpenter.k8s.aws/ec2nodeclass"] = np.pool->node_class_ref;
+    }
+    t.reqs.add(labels_to_req_set(t.labels, m_in), m_in);
+    t.reqs.add(make_in(k_reg, v_true), m_in);
+    t.reqs.add(make_in(k_init, v_true), m_in);
+    t.filter = offering_filter(t.reqs, m_cache.space, m_in);
+    // filterInstanceTypesByRequirements with no pod: compatible and an available compatible offering.
+    t.options = TypeSet(t.types->size(), true);
+    for (const auto& r : t.reqs.items()) {
+      if (t.types->defines(r.key)) {
+        t.options.and_with(t.types->compatible_with(r, m_in));
+      }
+    }
+    t.options.for_each([&](std::size_t ti) {
+      if (!t.types->types()[ti].has_offering(t.filter)) {
+        t.options.reset(ti);
+      }
+    });
+    if (t.options.any() && t.reqs.has_min_values() && !m_input.options.min_values_best_effort
+        && !min_values_check(t, t.options, t.reqs, nullptr).empty()) {
+      t.options = TypeSet(t.types->size(), false);
+    }
+    if (!t.options.any()) {
+      continue; // NoCompatibleInstanceTypes: the NodePool is skipped
+    }
+    // DaemonSet overhead groups: instance types grouped by their exact set of compatible DaemonSets.
+    t.group_of.assign(t.types->size(), -1);
+    std::map<std::vector<bool>, std::int32_t> group_ids;
+    t.options.for_each([&](std::size_t ti) {
+      std::vector<bool> key(m_daemons.size());
+      for (std::size_t d = 0; d < m_daemons.size(); ++d) {
+        key[d] = daemon_compatible_with_template(d, t, t.types->types()[ti]);
+      }
+      auto [it, inserted] = group_ids.emplace(key, static_cast<std::int32_t>(t.groups.size()));
+      if (inserted) {
+        DsGroup g;
+        for (std::size_t d = 0; d < m_daemons.size(); ++d) {
+          if (!key[d]) {
+            continue;
+          }
+          g.empty = false;
+          g.overhead += m_daemons[d].requests;
+          for (std::size_t r = 0; r < model::k_max_resources; ++r) {
+            if (m_daemons[d].requests.v[r] != 0) {
+              g.present |= std::uint32_t{1} << r;
+            }
+          }
+          const auto& ports = m_daemons[d].spec->host_ports;
+          g.host_ports.insert(g.host_ports.end(), ports.begin(), ports.end());
+        }
+        t.groups.push_back(std::move(g));
+      }
+      t.group_of[ti] = it->second;
+    });
+    t.base_with_host = t.reqs;
+    t.base_with_host.set(make_in(m_in.k_hostname, k_claim_host_base));
+    m_templates.push_back(std::move(t));
+  }
+}
+
+void Scheduler::prepare_existing()
+{
+  const auto& nodes = m_cluster.nodes();
+  std::vector<cluster::NodeIndex> excluded = m_input.excluded_nodes;
+  std::sort(excluded.begin(), excluded.end());
+  for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    if (!n.alive() || !n.schedulable() || std::binary_search(excluded.begin(), excluded.end(), i)) {
+      continue;
+    }
+    const auto& cached = m_cache.node(i, n);
+    ExistingNode e;
+    e.index = i;
+    e.node = &n;
+    e.reqs = cached.labels;
+    e.reqs.set(make_in(m_in.k_hostname, cached.hostname));
+    e.initialized = n.lifecycle == cluster::NodeLifecycle::ready;
+    const NodePoolInput* np = nullptr;
+    if (n.owner == cluster::NodeOwner::node_pool) {
+      for (const auto& p : m_input.node_pools) {
+        if (p.index == n.pool) {
+          np = &p;
+        }
+      }
+    }
+    // StateNode.Taints: a managed node that is not initialized is assumed to lose its startup
+    // and known ephemeral taints.
+    e.taints = n.taints;
+    if (n.owner == cluster::NodeOwner::node_pool && !e.initialized) {
+      std::erase_if(e.taints, [&](const model::Taint& t) {
+        if (is_ephemeral_taint(t)) {
+          return true;
+        }
+        if (np != nullptr) {
+          for (const auto& s : np->pool->startup_taints) {
+            if (s.key == t.key && s.effect == t.effect) {
+              return true;
+            }
+          }
+        }
+        return false;
+      });
+    }
+    // Remaining = allocatable - bound requests - (compatible DaemonSets - DaemonSets bound).
+    model::Resources daemons;
+    for (const auto& d : m_daemons) {
+      if (!model::tolerates_all(d.spec->tolerations, e.taints, false)) {
+        continue;
+      }
+      if (!cached.labels.compatible(d.strict.front(), false, m_in)) {
+        continue;
+      }
+      daemons += d.requests;
+      if (m_any_host_ports) {
+        e.host_ports.insert(e.host_ports.end(), d.spec->host_ports.begin(), d.spec->host_ports.end());
+      }
+    }
+    model::Resources used = n.requested;
+    used[model::k_pods] = std::max<std::int64_t>(used[model::k_pods], static_cast<std::int64_t>(n.pods.size()));
+    e.remaining = n.allocatable - used - (daemons - n.daemon_requested).floored();
+    if (m_any_host_ports) {
+      for (const auto pi : n.pods) {
+        const auto& spec = m_cluster.pod(pi).pod.spec;
+        if (spec) {
+          e.host_ports.insert(e.host_ports.end(), spec->host_ports.begin(), spec->host_ports.end());
+        }
+      }
+    }
+    if (m_input.options.consolidation_simulation && np != nullptr && e.initialized) {
+      const Duration after = np->pool->consolidate_after;
+      if (after > 0 && after != k_never) {
+        const SimTime since = n.last_pod_event > 0 ? n.last_pod_event : n.ready_at;
+        e.under_consolidate_after = m_input.options.now - since < after;
+      }
+    }
+    m_existing.push_back(std::move(e));
+  }
+  // sortExistingNodes: initialized first, then by name.
+  std::stable_sort(m_existing.begin(), m_existing.end(), [](const ExistingNode& a, const ExistingNode& b) {
+    if (a.initialized != b.initialized) {
+      return a.initialized;
+    }
+    return a.node->name < b.node->name;
+  });
+}
+
+void Scheduler::prepare_limits()
+{
+  for (auto& t : m_templates) {
+    if (m_input.remaining_limits.size() == m_input.node_pools.size()) {
+      t.remaining = m_input.remaining_limits[t.input];
+      t.limited = !t.remaining.empty();
+      continue;
+    }
+    t.remaining = limits_of(*t.np->pool);
+    t.limited = !t.remaining.empty();
+    if (!t.limited) {
+      continue;
+    }
+    // updateRemainingResources: subtract the capacity of the pool's existing nodes.
+    for (const auto& e : m_existing) {
+      const auto& n = *e.node;
+      if (n.owner != cluster::NodeOwner::node_pool || n.pool != t.np->index) {
+        continue;
+      }
+      const model::Resources cap = n.instance_type != nullptr ? n.instance_type->capacity : n.allocatable;
+      t.remaining.max -= cap;
+      if (t.remaining.nodes) {
+        *t.remaining.nodes -= 1;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topology
+
+const std::vector<DomainEntry>& Scheduler::domain_group(KeyId key)
+{
+  if (auto it = m_domain_groups.find(key); it != m_domain_groups.end()) {
+    return it->second;
+  }
+  // buildDomainGroups: per NodePool, values of (pool requirements ∧ labels ∧ type requirements)
+  // for every instance type, plus the pool's own In values. Values() of a complement
+  // requirement are its excluded values; upstream inserts them too.
+  std::vector<DomainEntry> out;
+  const auto insert = [&](ValueId d, std::uint32_t pool) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const DomainEntry& e) { return e.domain == d; });
+    if (it == out.end()) {
+      out.push_back({d, {}, false});
+      it = out.end() - 1;
+    }
+    const bool untainted = m_input.node_pools[pool].pool->taints.empty();
+    if (untainted) {
+      it->untainted = true;
+      it->pools.clear();
+    } else if (!it->untainted) {
+      it->pools.push_back(pool);
+    }
+  };
+  for (std::uint32_t i = 0; i < m_input.node_pools.size(); ++i) {
+    const auto& np = m_input.node_pools[i];
+    ReqSet pool_reqs = to_req_set(np.pool->requirements, m_in);
+    pool_reqs.add(labels_to_req_set(np.pool->template_labels, m_in), m_in);
+    const Req* own = pool_reqs.find(key);
+    for (const auto& type : m_pool_types[i]->types()) {
+      const Req* tr = type.requirements.find(key);
+      if (own == nullptr && tr == nullptr) {
+        continue;
+      }
+      const Req r = own == nullptr ? *tr : (tr == nullptr ? *own : req_intersection(*tr, *own, m_in));
+      for (const ValueId v : r.values) {
+        insert(v, i);
+      }
+    }
+    if (own != nullptr && own->op() == ReqOp::in) {
+      for (const ValueId v : own->values) {
+        insert(v, i);
+      }
+    }
+  }
+  return m_domain_groups.emplace(key, std::move(out)).first->second;
+}
+
+std::uint32_t Scheduler::add_group(TopologyGroup g, const model::PodSpec& owner, bool inverse)
+{
+  const std::string id = group_identity(g, m_in);
+  auto& ids = inverse ? m_inverse_ids : m_group_ids;
+  auto& list = inverse ? m_inverse : m_groups;
+  if (auto it = ids.find(id); it != ids.end()) {
+    return it->second;
+  }
+  // Initial domains: ForEachDomain with the owner's tolerations unless the taint policy is
+  // Ignore (only spread constraints can have Ignore; affinity groups always check taints).
+  const bool check_taints = g.type != TopologyType::spread || g.filter.honor_taints;
+  for (const auto& e : domain_group(g.key)) {
+    bool ok = !check_taints || e.untainted;
+    if (!ok) {
+      for (const auto pool : e.pools) {
+        if (model::tolerates_all(owner.tolerations, m_input.node_pools[pool].pool->taints, false)) {
+          ok = true;
+          break;
+        }
+      }
+    }
+    if (ok) {
+      g.register_domain(e.domain);
+    }
+  }
+  if (!inverse) {
+    count_domains(g);
+  }
+  const auto n = static_cast<std::uint32_t>(list.size());
+  list.push_back(std::move(g));
+  ids.emplace(id, n);
+  return n;
+}
+
+void Scheduler::count_domains(TopologyGroup& g)
+{
+  const auto& nodes = m_cluster.nodes();
+  // Domains of existing nodes (not in-flight NodeClaims without a Node) that pass the filter.
+  for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    if (!n.alive() || n.lifecycle == cluster::NodeLifecycle::launching || g.hostname) {
+      continue;
+    }
+    const auto& cached = m_cache.node(i, n);
+    if (!g.filter.matches(n.taints, cached.labels, m_in)) {
+      continue;
+    }
+    if (const Req* r = cached.labels.find(g.key)) {
+      g.register_domain(r->values.front());
+    }
+  }
+  // Scheduled pods matching the selector, except the ones being scheduled.
+  for (const auto& [pi, ni] : m_running) {
+    const auto& spec = m_cluster.pod(pi).pod.spec;
+    if (!spec || !g.counts_existing(*spec)) {
+      continue;
+    }
+    const auto& n = nodes[ni];
+    const auto& cached = m_cache.node(ni, n);
+    ValueId domain = 0;
+    if (const Req* r = cached.labels.find(g.key)) {
+      domain = r->values.front();
+    } else if (g.hostname) {
+      domain = m_in.value(n.name);
+    } else {
+      continue;
+    }
+    if (!g.filter.matches(n.taints, cached.labels, m_in)) {
+      continue;
+    }
+    g.record(domain);
+  }
+}
+
+TopologyGroup Scheduler::make_affinity_group(TopologyType type, const model::PodAffinityTerm& term,
+                                             const model::PodSpec& owner)
+{
+  TopologyGroup g;
+  g.type = type;
+  g.key = m_in.key(term.topology_key);
+  g.hostname = g.key == m_in.k_hostname;
+  if (term.all_namespaces) {
+    g.all_namespaces = true;
+  } else if (term.namespaces.empty()) {
+    g.namespaces = {owner.namespace_};
+  } else {
+    g.namespaces = term.namespaces;
+    std::sort(g.namespaces.begin(), g.namespaces.end());
+    g.namespaces.erase(std::unique(g.namespaces.begin(), g.namespaces.end()), g.namespaces.end());
+  }
+  g.selector_nil = !term.selector.has_value();
+  if (term.selector) {
+    g.selector = *term.selector;
+  }
+  for (const auto& k : term.match_label_keys) {
+    auto it = owner.labels.find(k);
+    if (it != owner.labels.end() && term.selector) {
+      g.selector.match_expressions.push_back({k, model::Operator::in, {it->second}});
+    }
+  }
+  g.max_skew = std::numeric_limits<std::int32_t>::max();
+  return g;
+}
+
+void Scheduler::prepare_topology()
+{
+  // Bound pods outside the batch (countDomains lists pods; the batch is excluded).
+  bool needed = false;
+  for (const auto& q : m_pods) {
+    const auto& s = *q.data->spec;
+    if (!s.topology_spread.empty() || !s.pod_affinity_required.empty() || !s.pod_affinity_preferred.empty()
+        || !s.pod_anti_affinity_required.empty() || !s.pod_anti_affinity_preferred.empty()) {
+      needed = true;
+      break;
+    }
+  }
+  const auto& nodes = m_cluster.nodes();
+  bool existing_anti = false;
+  for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].alive()) {
+      continue;
+    }
+    for (const auto pi : nodes[i].pods) {
+      if (std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
+        continue;
+      }
+      const auto& spec = m_cluster.pod(pi).pod.spec;
+      if (spec && !spec->pod_anti_affinity_required.empty()) {
+        existing_anti = true;
+      }
+      m_running.emplace_back(pi, i);
+    }
+  }
+  if (!needed && !existing_anti) {
+    return;
+  }
+  // Inverse anti-affinity of existing pods (updateInverseAffinities).
+  for (const auto& [pi, ni] : m_running) {
+    const auto& spec = m_cluster.pod(pi).pod.spec;
+    if (!spec || spec->pod_anti_affinity_required.empty()) {
+      continue;
+    }
+    const auto& cached = m_cache.node(ni, nodes[ni]);
+    for (const auto& term : spec->pod_anti_affinity_required) {
+      const auto gi = add_group(make_affinity_group(TopologyType::anti_affinity, term, *spec), *spec, true);
+      if (const Req* r = cached.labels.find(m_inverse[gi].key)) {
+        m_inverse[gi].record(r->values.front());
+      }
+    }
+  }
+  // Groups of the pods being scheduled (Topology.Update for each pod, variant 0).
+  const bool ignore = m_input.options.ignore_preferences;
+  for (auto& q : m_pods) {
+    const model::PodSpec& spec = *q.data->spec;
+    auto [it, inserted] = m_spec_topo.try_emplace(&spec);
+    q.topo = &it->second;
+    if (!inserted) {
+      continue;
+    }
+    SpecTopo& st = it->second;
+    st.spread_group.assign(spec.topology_spread.size(), -1);
+    for (std::size_t i = 0; i < spec.topology_spread.size(); ++i) {
+      const auto& tsc = spec.topology_spread[i];
+      if (ignore && tsc.when_unsatisfiable != model::UnsatisfiableAction::do_not_schedule) {
+        continue;
+      }
+      TopologyGroup g;
+      g.type = TopologyType::spread;
+      g.key = m_in.key(tsc.topology_key);
+      g.hostname = g.key == m_in.k_hostname;
+      g.namespaces = {spec.namespace_};
+      g.selector_nil = !tsc.selector.has_value();
+      if (tsc.selector) {
+        g.selector = *tsc.selector;
+        for (const auto& k : tsc.match_label_keys) {
+          auto l = spec.labels.find(k);
+          if (l != spec.labels.end()) {
+            g.selector.match_expressions.push_back({k, model::Operator::in, {l->second}});
+          }
+        }
+      }
+      g.max_skew = tsc.max_skew;
+      g.min_domains = tsc.min_domains;
+      g.filter.active = true;
+      g.filter.honor_taints = tsc.node_taints_policy_honor;
+      g.filter.honor_affinity = tsc.node_affinity_policy_honor;
+      g.filter.tolerations = spec.tolerations;
+      if (spec.required_node_affinity.empty()) {
+        g.filter.terms.push_back(q.data->node_selector);
+      } else {
+        for (const auto& term : q.data->required_terms) {
+          ReqSet s = q.data->node_selector;
+          s.add(term, m_in);
+          g.filter.terms.push_back(std::move(s));
+        }
+      }
+      st.spread_group[i] = static_cast<std::int32_t>(add_group(std::move(g), spec, false));
+    }
+    for (const auto& term : spec.pod_affinity_required) {
+      st.affinity_required.push_back(add_group(make_affinity_group(TopologyType::affinity, term, spec), spec, false));
+    }
+    for (const auto& term : spec.pod_anti_affinity_required) {
+      st.anti_required.push_back(
+          add_group(make_affinity_group(TopologyType::anti_affinity, term, spec), spec, false));
+      st.inverse_owned.push_back(
+          add_group(make_affinity_group(TopologyType::anti_affinity, term, spec), spec, true));
+    }
+    if (!ignore) {
+      for (const auto i : q.data->preferred_affinity_order) {
+        st.affinity_preferred.push_back(add_group(
+            make_affinity_group(TopologyType::affinity, spec.pod_affinity_preferred[i].term, spec), spec, false));
+      }
+      for (const auto i : q.data->preferred_anti_affinity_order) {
+        st.anti_preferred.push_back(add_group(
+            make_affinity_group(TopologyType::anti_affinity, spec.pod_anti_affinity_preferred[i].term, spec), spec,
+            false));
+      }
+    }
+  }
+  // Which groups select each spec (Record, inverse matching).
+  for (auto& [spec, st] : m_spec_topo) {
+    for (std::uint32_t g = 0; g < m_groups.size(); ++g) {
+      if (m_groups[g].selects(*spec)) {
+        st.selecting.push_back(g);
+      }
+    }
+    for (std::uint32_t g = 0; g < m_inverse.size(); ++g) {
+      if (m_inverse[g].selects(*spec)) {
+        st.inverse_selecting.push_back(g);
+      }
+    }
+    st.any = !st.selecting.empty() || !st.inverse_selecting.empty() || !st.inverse_owned.empty()
+             || std::any_of(st.spread_group.begin(), st.spread_group.end(), [](std::int32_t x) { return x >= 0; })
+             || !st.affinity_required.empty() || !st.affinity_preferred.empty() || !st.anti_required.empty()
+             || !st.anti_preferred.empty();
+  }
+}
+
+bool Scheduler::topology_requirements(const QueuedPod& p, const PodVariant& v, const std::vector<model::Taint>&,
+                                      const ReqSet& base, bool allow_wk, AddPlan& plan, std::string* err) const
+{
+  const SpecTopo& st = *p.topo;
+  // Accumulated topology requirements per key, starting from the node's requirements.
+  std::vector<Req> topo;
+  const auto visit = [&](const TopologyGroup& g, bool self) -> bool {
+    const Req exists = make_exists(g.key);
+    const Req* pd = v.strict.find(g.key);
+    const Req* nd = lookup(base, plan.delta, g.key);
+    const Req domains = next_domain(g, self, pd != nullptr ? *pd : exists, nd != nullptr ? *nd : exists, m_in);
+    if (domains.op() == ReqOp::does_not_exist) {
+      if (err != nullptr) {
+        *err = fmt::format("unsatisfiable topology constraint for {}, key={} (podDomains = {}, nodeDomains = {})",
+                           g.type == TopologyType::spread     ? "topology spread"
+                           : g.type == TopologyType::affinity ? "pod affinity"
+                                                              : "pod anti-affinity",
+                           m_in.key_name(g.key), req_to_string(pd != nullptr ? *pd : exists, m_in),
+                           req_to_string(nd != nullptr ? *nd : exists, m_in));
+      }
+      return false;
+    }
+    auto it = std::find_if(topo.begin(), topo.end(), [&](const Req& r) { return r.key == g.key; });
+    if (it == topo.end()) {
+      topo.push_back(nd != nullptr ? req_intersection(domains, *nd, m_in) : domains);
+    } else {
+      *it = req_intersection(domains, *it, m_in);
+    }
+    return true;
+  };
+  const auto owned = [&](std::uint32_t gi) {
+    return visit(m_groups[gi], std::binary_search(st.selecting.begin(), st.selecting.end(), gi));
+  };
+  for (const auto i : v.spread) {
+    if (st.spread_group[i] >= 0 && !owned(static_cast<std::uint32_t>(st.spread_group[i]))) {
+      return false;
+    }
+  }
+  for (const auto gi : st.affinity_required) {
+    if (!owned(gi)) {
+      return false;
+    }
+  }
+  for (std::size_t i = v.preferred_affinity_removed; i < st.affinity_preferred.size(); ++i) {
+    if (!owned(st.affinity_preferred[i])) {
+      return false;
+    }
+  }
+  for (const auto gi : st.anti_required) {
+    if (!owned(gi)) {
+      return false;
+    }
+  }
+  for (std::size_t i = v.preferred_anti_affinity_removed; i < st.anti_preferred.size(); ++i) {
+    if (!owned(st.anti_preferred[i])) {
+      return false;
+    }
+  }
+  for (const auto gi : st.inverse_selecting) {
+    if (!visit(m_inverse[gi], false)) {
+      return false;
+    }
+  }
+  // nodeRequirements.Compatible(topologyRequirements).
+  for (auto& r : topo) {
+    const Req* nd = lookup(base, plan.delta, r.key);
+    if (nd == nullptr) {
+      if (!(allow_wk && m_in.well_known(r.key)) && !r.negative()) {
+        if (err != nullptr) {
+          *err = fmt::format("label \"{}\" does not have known values", m_in.key_name(r.key));
+        }
+        return false;
+      }
+    } else if (!req_has_intersection(*nd, r, m_in) && !(nd->negative() && r.negative())) {
+      if (err != nullptr) {
+        *err = fmt::format("key {}, {} not in {}", m_in.key_name(r.key), req_to_string(r, m_in),
+                           req_to_string(*nd, m_in));
+      }
+      return false;
+    }
+  }
+  for (auto& r : topo) {
+    put(plan.delta, std::move(r));
+  }
+  return true;
+}
+
+void Scheduler::record(const QueuedPod& p, const PodVariant&, const std::vector<model::Taint>& taints,
+                       const ReqSet& reqs)
+{
+  const SpecTopo& st = *p.topo;
+  for (const auto gi : st.selecting) {
+    auto& g = m_groups[gi];
+    if (!g.filter.matches(taints, reqs, m_in)) {
+      continue;
+    }
+    const Req* r = reqs.find(g.key);
+    if (r == nullptr) {
+      continue;
+    }
+    if (g.type == TopologyType::anti_affinity) {
+      for (const ValueId d : r->values) {
+        g.record(d);
+      }
+    } else if (r->single()) {
+      g.record(r->values.front());
+    }
+  }
+  for (const auto gi : st.inverse_owned) {
+    auto& g = m_inverse[gi];
+    if (const Req* r = reqs.find(g.key)) {
+      for (const ValueId d : r->values) {
+        g.record(d);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Placement
+
+bool Scheduler::requirements_plan(const ReqSet& base, bool allow_wk, const QueuedPod& p, const PodVariant& v,
+                                  const std::vector<model::Taint>& taints, AddPlan& plan, std::string* err) const
+{
+  plan.delta.clear();
+  plan.min_values_relaxed = false;
+  if (!v.requirements.empty()) {
+    if (!base.compatible(v.requirements, allow_wk, m_in)) {
+      if (err != nullptr) {
+        *err = "incompatible requirements, " + base.compatible_error(v.requirements, allow_wk, m_in);
+      }
+      return false;
+    }
+    for (const auto& r : v.requirements.items()) {
+      const Req* b = base.find(r.key);
+      plan.delta.push_back(b != nullptr ? req_intersection(r, *b, m_in) : r);
+    }
+  }
+  if (p.topo != nullptr && p.topo->any) {
+    return topology_requirements(p, v, taints, base, allow_wk, plan, err);
+  }
+  return true;
+}
+
+model::Resources Scheduler::max_alloc(const Template& t, const TypeSet& options) const
+{
+  model::Resources m;
+  bool first = true;
+  options.for_each([&](std::size_t i) {
+    const auto& a = t.types->types()[i].allocatable;
+    m = first ? a : model::Resources::max_of(m, a);
+    first = false;
+  });
+  return m;
+}
+
+bool Scheduler::filter_types(const Template& t, const TypeSet& options, const ReqSet& base,
+                             const OfferingFilter& base_filter, const model::Resources& requests,
+                             const std::vector<std::vector<std::int32_t>>* ports, const QueuedPod& p,
+                             bool relax_min_values, AddPlan& plan, std::string* err)
+{
+  plan.options = options;
+  bool offerings_changed = false;
+  for (const auto& r : plan.delta) {
+    if (t.types->defines(r.key)) {
+      plan.options.and_with(t.types->compatible_with(r, m_in));
+    }
+    offerings_changed = offerings_changed || r.key == m_in.k_zone || r.key == m_in.k_capacity_type;
+  }
+  plan.filter = base_filter;
+  if (offerings_changed) {
+    ReqSet zc;
+    if (const Req* z = lookup(base, plan.delta, m_in.k_zone)) {
+      zc.set(*z);
+    }
+    if (const Req* c = lookup(base, plan.delta, m_in.k_capacity_type)) {
+      zc.set(*c);
+    }
+    plan.filter = offering_filter(zc, m_cache.space, m_in);
+  }
+  const auto& pod_ports = p.data->spec->host_ports;
+  const auto& types = t.types->types();
+  model::Resources need;
+  std::int32_t last_group = -2;
+  bool group_blocked = false;
+  plan.options.for_each([&](std::size_t i) {
+    const std::int32_t gi = t.group_of[i];
+    if (gi != last_group) {
+      last_group = gi;
+      need = requests;
+      need += t.groups[static_cast<std::size_t>(gi)].overhead;
+      group_blocked = false;
+      if (!pod_ports.empty() && ports != nullptr) {
+        const auto& used = (*ports)[static_cast<std::size_t>(gi)];
+        group_blocked = std::any_of(pod_ports.begin(), pod_ports.end(), [&](std::int32_t port) {
+          return std::find(used.begin(), used.end(), port) != used.end();
+        });
+      }
+    }
+    const auto& type = types[i];
+    if (group_blocked || !fits_dims(need, type.allocatable, m_dims) || (offerings_changed && !type.has_offering(plan.filter))) {
+      plan.options.reset(i);
+    }
+  });
+  std::string mv_error;
+  if (plan.options.any()) {
+    // minValues on the narrowed requirements.
+    bool has_mv = false;
+    for (const auto& r : base.items()) {
+      has_mv = has_mv || r.min_values.has_value();
+    }
+    for (const auto& r : plan.delta) {
+      has_mv = has_mv || r.min_values.has_value();
+    }
+    if (has_mv) {
+      ReqSet merged = base;
+      apply_delta(merged, plan.delta);
+      std::vector<std::pair<KeyId, int>> achieved;
+      mv_error = min_values_check(t, plan.options, merged, &achieved);
+      if (!mv_error.empty()) {
+        if (!relax_min_values) {
+          plan.options = TypeSet(plan.options.size(), false);
+        } else {
+          mv_error.clear();
+          for (const auto& [key, count] : achieved) {
+            Req r = *merged.find(key);
+            if (r.min_values && count < *r.min_values) {
+              plan.min_values_relaxed = true;
+            }
+            r.min_values = count;
+            put(plan.delta, std::move(r));
+          }
+        }
+      }
+    }
+  }
+  if (plan.options.any()) {
+    return true;
+  }
+  if (err != nullptr) {
+    ReqSet merged = base;
+    apply_delta(merged, plan.delta);
+    merged.erase(m_in.k_hostname);
+    *err = explain_filter(t, options, merged, requests, p.requests, ports, p, mv_error);
+  }
+  return false;
+}
+
+std::string Scheduler::explain_filter(const Template& t, const TypeSet& options, const ReqSet& merged,
+                                      const model::Resources& requests, const model::Resources& pod_req,
+                                      const std::vector<std::vector<std::int32_t>>* ports, const QueuedPod& p,
+                                      const std::string& min_values_error) const
+{
+  // InstanceTypeFilterError: which criteria no single instance type met.
+  bool requirements_met = false;
+  bool fits = false;
+  bool has_offering = false;
+  bool requirements_and_fits = false;
+  bool requirements_and_offering = false;
+  bool fits_and_offering = false;
+  const OfferingFilter f = offering_filter(merged, m_cache.space, m_in);
+  const auto& pod_ports = p.data->spec->host_ports;
+  model::Resources min_ds;
+  model::Resources max_ds;
+  bool any_ds = false;
+  options.for_each([&](std::size_t i) {
+    const auto gi = static_cast<std::size_t>(t.group_of[i]);
+    if (!pod_ports.empty() && ports != nullptr) {
+      const auto& used = (*ports)[gi];
+      if (std::any_of(pod_ports.begin(), pod_ports.end(),
+                      [&](std::int32_t port) { return std::find(used.begin(), used.end(), port) != used.end(); })) {
+        return;
+      }
+    }
+    const auto& g = t.groups[gi];
+    if (!g.empty) {
+      if (!any_ds) {
+        min_ds = g.overhead;
+        max_ds = g.overhead;
+      } else {
+        for (std::size_t r = 0; r < model::k_max_resources; ++r) {
+          min_ds.v[r] = std::min(min_ds.v[r], g.overhead.v[r]);
+        }
+        max_ds = model::Resources::max_of(max_ds, g.overhead);
+      }
+      any_ds = true;
+    }
+    const auto& type = t.types->types()[i];
+    const bool compat = type.requirements.intersects(merged, m_in);
+    const bool offer = type.has_offering(f);
+    const bool fit = offer && fits_dims(requests + g.overhead, type.allocatable, m_dims);
+    requirements_met = requirements_met || compat;
+    fits = fits || fit;
+    has_offering = has_offering || offer;
+    requirements_and_fits = requirements_and_fits || (compat && fit && !offer);
+    requirements_and_offering = requirements_and_offering || (compat && offer && !fit);
+    fits_and_offering = fits_and_offering || (fit && offer && !compat);
+  });
+  std::string res = resources_string(pod_req);
+  if (any_ds) {
+    const std::string lo = resources_string(pod_req + min_ds);
+    const std::string hi = resources_string(pod_req + max_ds);
+    res = lo == hi ? lo : fmt::format("min={}, max={}", lo, hi);
+  }
+  const std::string tail = fmt::format("requirements={}, resources={}", merged.to_string(m_in), res);
+  if (!min_values_error.empty()) {
+    return fmt::format("{}, {}", min_values_error, tail);
+  }
+  if (!requirements_met && !fits && !has_offering) {
+    return "no instance type met the scheduling requirements or had enough resources or had a required offering, " + tail;
+  }
+  if (!requirements_met && !fits) {
+    return "no instance type met the scheduling requirements or had enough resources, " + tail;
+  }
+  if (!requirements_met && !has_offering) {
+    return "no instance type met the scheduling requirements or had a required offering, " + tail;
+  }
+  if (!fits && !has_offering) {
+    return "no instance type had enough resources or had a required offering, " + tail;
+  }
+  if (!requirements_met) {
+    return "no instance type met all requirements, " + tail;
+  }
+  if (!fits) {
+    return "no instance type has enough resources, " + tail;
+  }
+  if (!has_offering) {
+    return "no instance type has the required offering, " + tail;
+  }
+  if (requirements_and_fits) {
+    return "no instance type which met the scheduling requirements and had enough resources, had a required offering, "
+           + tail;
+  }
+  if (fits_and_offering) {
+    return "no instance type which had enough resources and the required offering met the scheduling requirements, "
+           + tail;
+  }
+  if (requirements_and_offering) {
+    return "no instance type which met the scheduling requirements and the required offering had the required "
+           "resources, "
+           + tail;
+  }
+  return "no instance type met the requirements/resources/offering tuple, " + tail;
+}
+
+bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
+{
+  const auto& spec = *p.data->spec;
+  AddPlan& plan = m_plan;
+  for (auto& e : m_existing) {
+    if (e.under_consolidate_after && !p.pending && !p.from_deleting) {
+      continue;
+    }
+    if (!p.requests.fits_in(e.remaining)) {
+      continue;
+    }
+    if (!tolerates(spec, v, e.taints)) {
+      continue;
+    }
+    if (!spec.host_ports.empty()) {
+      const bool conflict = std::any_of(spec.host_ports.begin(), spec.host_ports.end(), [&](std::int32_t port) {
+        return std::find(e.host_ports.begin(), e.host_ports.end(), port) != e.host_ports.end();
+      });
+      if (conflict) {
+        continue;
+      }
+    }
+    if (!requirements_plan(e.reqs, false, p, v, e.taints, plan, nullptr)) {
+      continue;
+    }
+    apply_delta(e.reqs, plan.delta);
+    e.remaining -= p.requests;
+    e.host_ports.insert(e.host_ports.end(), spec.host_ports.begin(), spec.host_ports.end());
+    if (p.topo != nullptr && p.topo->any) {
+      record(p, v, e.taints, e.reqs);
+    }
+    m_placements.push_back({p.index, e.index});
+    return true;
+  }
+  return false;
+}
+
+void Scheduler::sort_claim_after_add(std::size_t pos)
+{
+  // The claim at pos gained one pod: move it after the claims that now have fewer pods,
+  // keeping the relative order of equal counts (what a stable re-sort would do).
+  const auto count = [&](std::uint32_t id) { return m_claims[id].pods.size(); };
+  const std::size_t c = count(m_claim_order[pos]);
+  std::size_t end = pos + 1;
+  while (end < m_claim_order.size() && count(m_claim_order[end]) < c) {
+    ++end;
+  }
+  std::rotate(m_claim_order.begin() + static_cast<std::ptrdiff_t>(pos),
+              m_claim_order.begin() + static_cast<std::ptrdiff_t>(pos) + 1,
+              m_claim_order.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+void Scheduler::commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPlan& plan)
+{
+  const Template& t = m_templates[c.tmpl];
+  const bool options_changed = !(plan.options == c.options);
+  c.pods.push_back(p.index);
+  c.options = plan.options;
+  c.filter = plan.filter;
+  c.requests += p.requests;
+  apply_delta(c.reqs, plan.delta);
+  c.min_values_relaxed = c.min_values_relaxed || plan.min_values_relaxed;
+  if (options_changed || c.pods.size() == 1) {
+    c.max_alloc = max_alloc(t, c.options);
+  }
+  const auto& ports = p.data->spec->host_ports;
+  if (!ports.empty()) {
+    for (auto& g : c.group_ports) {
+      g.insert(g.end(), ports.begin(), ports.end());
+    }
+  }
+  if (p.topo != nullptr && p.topo->any) {
+    record(p, v, t.np->pool->taints, c.reqs);
+  }
+}
+
+bool Scheduler::add_to_inflight(QueuedPod& p, const PodVariant& v)
+{
+  const auto& spec = *p.data->spec;
+  AddPlan& plan = m_plan;
+  for (std::size_t pos = 0; pos < m_claim_order.size(); ++pos) {
+    Claim& c = m_claims[m_claim_order[pos]];
+    const Template& t = m_templates[c.tmpl];
+    // Cheapest necessary condition first: the summed requests must fit the largest option.
+    const model::Resources total = c.requests + p.requests;
+    if (!fits_dims(total, c.max_alloc, m_dims)) {
+      continue;
+    }
+    if (!tolerates(spec, v, t.np->pool->taints)) {
+      continue;
+    }
+    if (!requirements_plan(c.reqs, true, p, v, t.np->pool->taints, plan, nullptr)) {
+      continue;
+    }
+    if (!filter_types(t, c.options, c.reqs, c.filter, total, &c.group_ports, p, false, plan, nullptr)) {
+      continue;
+    }
+    commit_claim(c, p, v, plan);
+    sort_claim_after_add(pos);
+    return true;
+  }
+  return false;
+}
+
+void Scheduler::update_within_limits(Template& t)
+{
+  t.within_limits = t.options;
+  if (!t.limited || t.remaining.listed == 0) {
+    t.within_limits_dirty = false;
+    return;
+  }
+  const auto& types = t.types->types();
+  t.within_limits.for_each([&](std::size_t i) {
+    for (std::size_t r = 0; r < model::k_max_resources; ++r) {
+      if (((t.remaining.listed >> r) & 1U) != 0 && types[i].capacity.v[r] > t.remaining.max.v[r]) {
+        t.within_limits.reset(i);
+        return;
+      }
+    }
+  });
+  t.within_limits_dirty = false;
+}
+
+bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
+{
+  const auto& spec = *p.data->spec;
+  AddPlan& plan = m_plan;
+  std::vector<std::string> errors;
+  const auto claim_id = static_cast<std::uint32_t>(m_claims.size());
+  for (std::uint32_t ti = 0; ti < m_templates.size(); ++ti) {
+    Template& t = m_templates[ti];
+    const auto fail = [&](std::string e) {
+      if (err != nullptr) {
+        errors.push_back(fmt::format("incompatible with nodepool \"{}\", {}", t.np->pool->name, e));
+      }
+    };
+    if (t.limited) {
+      if (t.remaining.nodes && *t.remaining.nodes == 0) {
+        fail("node limits have been exhausted for nodepool");
+        continue;
+      }
+      if (t.within_limits_dirty) {
+        update_within_limits(t);
+      }
+      bool any = t.within_limits.any();
+      if (any && t.remaining.nodes && *t.remaining.nodes < 0) {
+        any = false; // capacity has no "nodes": 0 > negative remaining excludes every type
+      }
+      if (!any) {
+        fail("all available instance types exceed limits for nodepool");
+        continue;
+      }
+    }
+    const TypeSet& options = t.limited ? t.within_limits : t.options;
+    if (!tolerates(spec, v, t.np->pool->taints)) {
+      fail(toleration_error(spec, v.tolerate_prefer_no_schedule, t.np->pool->taints));
+      continue;
+    }
+    t.base_with_host.find(m_in.k_hostname)->values.front() = k_claim_host_base + claim_id;
+    std::string e;
+    if (!requirements_plan(t.base_with_host, true, p, v, t.np->pool->taints, plan, err != nullptr ? &e : nullptr)) {
+      fail(e);
+      continue;
+    }
+    std::vector<std::vector<std::int32_t>> ports;
+    const std::vector<std::vector<std::int32_t>>* ports_ptr = nullptr;
+    if (!spec.host_ports.empty()) {
+      for (const auto& g : t.groups) {
+        ports.push_back(g.host_ports);
+      }
+      ports_ptr = &ports;
+    }
+    if (!filter_types(t, options, t.base_with_host, t.filter, p.requests, ports_ptr, p,
+                      m_input.options.min_values_best_effort, plan, err != nullptr ? &e : nullptr)) {
+      fail(e);
+      continue;
+    }
+    // Success: create the NodeClaim.
+    Claim c;
+    c.tmpl = ti;
+    c.id = claim_id;
+    c.reqs = t.base_with_host;
+    c.options = options;
+    c.filter = t.filter;
+    c.group_ports.resize(t.groups.size());
+    for (std::size_t g = 0; g < t.groups.size(); ++g) {
+      c.group_ports[g] = t.groups[g].host_ports;
+    }
+    m_claims.push_back(std::move(c));
+    Claim& created = m_claims.back();
+    commit_claim(created, p, v, plan);
+    // Insert into the pod-count order after every claim with at most one pod.
+    std::size_t pos = 0;
+    while (pos < m_claim_order.size() && m_claims[m_claim_order[pos]].pods.size() <= 1) {
+      ++pos;
+    }
+    m_claim_order.insert(m_claim_order.begin() + static_cast<std::ptrdiff_t>(pos), claim_id);
+    // subtractMax: pessimistically the largest capacity among the options.
+    if (t.limited && t.remaining.listed != 0) {
+      model::Resources most;
+      created.options.for_each(
+          [&](std::size_t i) { most = model::Resources::max_of(most, t.types->types()[i].capacity); });
+      for (std::size_t r = 0; r < model::k_max_resources; ++r) {
+        if (((t.remaining.listed >> r) & 1U) != 0) {
+          t.remaining.max.v[r] -= most.v[r];
+        }
+      }
+      t.within_limits_dirty = true;
+    }
+    return true;
+  }
+  if (err != nullptr) {
+    std::string joined;
+    for (std::size_t i = 0; i < errors.size(); ++i) {
+      joined += (i != 0 ? "; " : "") + errors[i];
+    }
+    *err = std::move(joined);
+  }
+  return false;
+}
+
+bool Scheduler::add(QueuedPod& p, const PodVariant& v, std::string* err)
+{
+  if (add_to_existing(p, v)) {
+    return true;
+  }
+  if (add_to_inflight(p, v)) {
+    return true;
+  }
+  if (m_templates.empty()) {
+    if (err != nullptr) {
+      *err = "nodepool requirements filtered out all available instance types";
+    }
+    return false;
+  }
+  return add_to_new(p, v, err);
+}
+
+bool Scheduler::try_schedule(QueuedPod& p, std::string& err)
+{
+  // "Relax all the way the first time": try the pod as written, then each relaxed variant.
+  for (std::size_t k = 0;; ++k) {
+    // Computing variant k+1 may grow the variant list, so fetch variant k afterwards.
+    const bool last = variant(*p.data, k + 1, m_in) == nullptr;
+    const PodVariant* v = variant(*p.data, k, m_in);
+    CAPSIM_CHECK(v != nullptr, "solve: missing pod variant");
+    if (add(p, *v, last ? &err : nullptr)) {
+      ++m_version;
+      return true;
+    }
+    if (last) {
+      return false;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+void Scheduler::finalize(SolveResult& out)
+{
+  const KeyId k_reg = m_in.key(k_registered);
+  const KeyId k_init = m_in.key(k_initialized);
+  for (auto& c : m_claims) {
+    const Template& t = m_templates[c.tmpl];
+    // FinalizeScheduling: drop the placeholder hostname, add the minimum DaemonSet overhead over
+    // the groups that still have an option (per resource, over groups requesting it).
+    c.reqs.erase(m_in.k_hostname);
+    std::vector<bool> live(t.groups.size(), false);
+    c.options.for_each([&](std::size_t i) { live[static_cast<std::size_t>(t.group_of[i])] = true; });
+    model::Resources min_overhead;
+    std::uint32_t present = 0;
+    for (std::size_t g = 0; g < t.groups.size(); ++g) {
+      if (!live[g] || t.groups[g].empty) {
+        continue;
+      }
+      const auto& grp = t.groups[g];
+      for (std::size_t r = 0; r < model::k_max_resources; ++r) {
+        const bool has = ((grp.present >> r) & 1U) != 0 || r == model::k_pods;
+        if (!has) {
+          continue;
+        }
+        if (((present >> r) & 1U) == 0) {
+          min_overhead.v[r] = grp.overhead.v[r];
+          present |= std::uint32_t{1} << r;
+        } else {
+          min_overhead.v[r] = std::min(min_overhead.v[r], grp.overhead.v[r]);
+        }
+      }
+    }
+    c.requests += min_overhead;
+
+    // TruncateInstanceTypes: order by the cheapest available compatible offering (ties keep
+    // catalog order), keep the first max_instance_types, re-check minValues.
+    std::vector<std::pair<double, std::size_t>> priced;
+    c.options.for_each([&](std::size_t i) { priced.emplace_back(t.types->types()[i].cheapest_price(c.filter), i); });
+    std::stable_sort(priced.begin(), priced.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    const auto max_types = static_cast<std::size_t>(std::max(0, m_input.options.max_instance_types));
+    if (priced.size() > max_types) {
+      priced.resize(max_types);
+    }
+    TypeSet truncated(t.types->size(), false);
+    for (const auto& [price, i] : priced) {
+      truncated.set(i);
+    }
+    if (c.reqs.has_min_values() && !m_input.options.min_values_best_effort) {
+      const std::string mv = min_values_check(t, truncated, c.reqs, nullptr);
+      if (!mv.empty()) {
+        for (const auto pod : c.pods) {
+          out.errors.push_back({pod, fmt::format("pod didn’t schedule because NodePool couldn’t meet minValues "
+                                                 "requirements, validating minValues, {} (NodePool={})",
+                                                 mv, t.np->pool->name)});
+        }
+        continue;
+      }
+    }
+    NewNodeClaim nc;
+    nc.pool_input = t.input;
+    nc.pool = t.np->index;
+    for (const auto& [price, i] : priced) {
+      nc.instance_types.push_back(t.types->types()[i].it);
+    }
+    // ToNodeClaim: instance-type In [options], capacity-type In [their offerings' types].
+    Req it_req;
+    it_req.key = m_in.k_instance_type;
+    for (const auto* it : nc.instance_types) {
+      it_req.values.push_back(m_in.value(it->name));
+    }
+    std::sort(it_req.values.begin(), it_req.values.end());
+    if (const Req* existing = c.reqs.find(m_in.k_instance_type)) {
+      it_req.min_values = existing->min_values;
+    }
+    c.reqs.add(it_req, m_in);
+    std::uint32_t cts = 0;
+    for (const auto& [price, i] : priced) {
+      for (const auto& o : t.types->types()[i].offerings) {
+        if (o.available && ((c.filter.capacity_types >> o.capacity_type) & 1U) != 0
+            && ((c.filter.zones >> o.zone) & 1U) != 0) {
+          cts |= std::uint32_t{1} << o.capacity_type;
+        }
+      }
+    }
+    if (cts != 0) {
+      Req ct_req;
+      ct_req.key = m_in.k_capacity_type;
+      for (std::size_t i = 0; i < m_cache.space.capacity_types.size(); ++i) {
+        if (((cts >> i) & 1U) != 0) {
+          ct_req.values.push_back(m_cache.space.capacity_types[i]);
+        }
+      }
+      std::sort(ct_req.values.begin(), ct_req.values.end());
+      c.reqs.add(ct_req, m_in);
+    }
+    // Labels: template labels plus concrete values of custom (not well-known) requirements.
+    nc.labels = t.labels;
+    for (const auto& r : c.reqs.items()) {
+      if (m_in.well_known(r.key) || r.key == m_in.k_hostname || r.key == k_reg || r.key == k_init) {
+        continue;
+      }
+      if (r.op() == ReqOp::in) {
+        std::string best = m_in.value_name(r.values.front());
+        for (const auto v : r.values) {
+          best = std::min(best, m_in.value_name(v));
+        }
+        nc.labels[m_in.key_name(r.key)] = best;
+      } else if (r.op() == ReqOp::not_in || r.op() == ReqOp::exists) {
+        // Upstream picks a random integer within the bounds; take the smallest one not excluded.
+        std::int64_t x = r.gte.value_or(0);
+        for (;;) {
+          const auto id = m_in.find_value(std::to_string(x));
+          if (!id || req_has(r, *id, m_in) || (r.lte && x >= *r.lte)) {
+            break;
+          }
+          ++x;
+        }
+        nc.labels[m_in.key_name(r.key)] = std::to_string(x);
+      }
+    }
+    c.reqs.erase(k_reg);
+    c.reqs.erase(k_init);
+    nc.requirements = to_model(c.reqs, m_in);
+    nc.requests = c.requests;
+    nc.pods = c.pods;
+    nc.taints = t.np->pool->taints;
+    nc.startup_taints = t.np->pool->startup_taints;
+    nc.min_values_relaxed = c.min_values_relaxed;
+    out.claims.push_back(std::move(nc));
+  }
+}
+
+SolveResult Scheduler::run()
+{
+  CAPSIM_CHECK(m_input.cluster != nullptr, "solve: no cluster");
+  prepare_pools();
+  prepare_pods();
+  prepare_templates();
+  prepare_existing();
+  prepare_limits();
+  prepare_topology();
+
+  // NewQueue: CPU desc, memory desc, creation asc, then name and index.
+  std::vector<std::uint32_t> order(m_pods.size());
+  std::iota(order.begin(), order.end(), 0U);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto& pa = m_pods[a];
+    const auto& pb = m_pods[b];
+    if (pa.requests.cpu() != pb.requests.cpu()) {
+      return pa.requests.cpu() > pb.requests.cpu();
+    }
+    if (pa.requests.memory() != pb.requests.memory()) {
+      return pa.requests.memory() > pb.requests.memory();
+    }
+    if (pa.state->pod.arrival != pb.state->pod.arrival) {
+      return pa.state->pod.arrival < pb.state->pod.arrival;
+    }
+    if (pa.state->pod.name != pb.state->pod.name) {
+      return pa.state->pod.name < pb.state->pod.name;
+    }
+    return pa.index < pb.index;
+  });
+
+  std::deque<std::uint32_t> queue(order.begin(), order.end());
+  std::vector<std::size_t> last_len(m_pods.size(), std::numeric_limits<std::size_t>::max());
+  std::vector<std::string> errors(m_pods.size());
+  std::vector<bool> failed(m_pods.size(), false);
+  // Failure memo: an identical pod (same spec, requests and origin) fails the same way while
+  // nothing has been placed since.
+  struct Memo
+  {
+    std::uint64_t version = 0;
+    const SpecData* data = nullptr;
+    model::Resources requests;
+    bool pending = false;
+    bool from_deleting = false;
+    std::string error;
+    bool valid = false;
+  } memo;
+  while (!queue.empty()) {
+    const std::uint32_t id = queue.front();
+    if (last_len[id] == queue.size()) {
+      break; // a full cycle without progress
+    }
+    queue.pop_front();
+    QueuedPod& p = m_pods[id];
+    bool ok = false;
+    std::string err;
+    if (memo.valid && memo.version == m_version && memo.data == p.data && memo.requests == p.requests
+        && memo.pending == p.pending && memo.from_deleting == p.from_deleting) {
+      err = memo.error;
+    } else {
+      ok = try_schedule(p, err);
+      if (!ok) {
+        memo = {m_version, p.data, p.requests, p.pending, p.from_deleting, err, true};
+      }
+    }
+    if (ok) {
+      failed[id] = false;
+      errors[id].clear();
+    } else {
+      failed[id] = true;
+      errors[id] = std::move(err);
+      queue.push_back(id);
+      last_len[id] = queue.size();
+    }
+  }
+
+  SolveResult out;
+  out.existing = std::move(m_placements);
+  finalize(out);
+  for (std::size_t i = 0; i < m_pods.size(); ++i) {
+    if (failed[i]) {
+      out.errors.push_back({m_pods[i].index, errors[i]});
+    }
+  }
+  for (auto& e : m_invalid) {
+    out.errors.push_back(std::move(e));
+  }
+  std::sort(out.errors.begin(), out.errors.end(), [](const PodError& a, const PodError& b) { return a.pod < b.pod; });
+  return out;
+}
+
+} // namespace
+
+SolveResult solve(const SolveInput& input)
+{
+  if (input.cache != nullptr) {
+    Scheduler s(input, input.cache->impl());
+    return s.run();
+  }
+  SolveCache local;
+  Scheduler s(input, local.impl());
+  return s.run();
+}
+
+} // namespace capsim::karpenter

@@ -1,0 +1,164 @@
+#pragma once
+
+#include "core/base/units.hpp"
+#include "core/catalog/instance_type.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/model/node_pool.hpp"
+#include "core/model/pod.hpp"
+#include "core/model/requirements.hpp"
+#include "core/model/resources.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace capsim::karpenter {
+
+// Karpenter's provisioning scheduler (core:pkg/controllers/provisioning/scheduling,
+// Scheduler.Solve) as a pure function: given the cluster, the pods to place and the
+// NodePools, decide which pods go onto existing (and in-flight) nodes and which new
+// NodeClaims to create. Used by provisioning (pending pods) and by consolidation (re-run
+// with candidate nodes excluded and their pods added).
+//
+// Same input => same output, byte for byte: every place where upstream iterates a Go map
+// or uses an unstable sort has a documented total-order tie-break here (see solve.cpp).
+
+// Whether (instance type, zone, capacity type) can be launched now: the unavailable-offerings
+// (ICE) cache. nullptr means every offering the catalog marks available is available.
+using OfferingAvailable =
+    std::function<bool(std::string_view instance_type, std::string_view zone, std::string_view capacity_type)>;
+
+// One NodePool as the scheduler sees it: the spec plus cloudProvider.GetInstanceTypes(np).
+struct NodePoolInput
+{
+  const model::NodePool* pool = nullptr;
+  std::uint32_t index = 0; // the pool's index (cluster::NodeState::pool of its nodes)
+  // Instance types offered to this pool, in catalog order (the order breaks price ties).
+  std::vector<const catalog::InstanceType*> instance_types;
+};
+
+// NodePool spec.limits: a cap per listed resource (capacity, not allocatable) and on nodes.
+struct Limits
+{
+  model::Resources max;
+  std::uint32_t listed = 0; // bit i set: resource id i is limited
+  std::optional<std::int64_t> nodes;
+
+  [[nodiscard]] bool empty() const { return listed == 0 && !nodes; }
+};
+
+// The limits declared by a NodePool: entries of model::NodePool::limits other than INT64_MAX
+// (unlisted resources) and limit_nodes.
+[[nodiscard]] Limits limits_of(const model::NodePool& pool);
+
+struct SolveOptions
+{
+  bool ignore_preferences = false;   // PREFERENCE_POLICY=Ignore
+  bool min_values_best_effort = false; // MIN_VALUES_POLICY=BestEffort
+  // Results.TruncateInstanceTypes: options kept per NodeClaim, cheapest first (upstream 600;
+  // Karpenter's scheduling tests use 60).
+  int max_instance_types = 600;
+  // IsConsolidationSimulation: nodes inside their pool's consolidateAfter window are not
+  // destinations for non-pending pods that do not come from deleting nodes.
+  bool consolidation_simulation = false;
+  SimTime now = 0; // for consolidation_simulation
+};
+
+class SolveCache;
+
+struct SolveInput
+{
+  const cluster::Cluster* cluster = nullptr;
+  // Pods to place: pending pods plus pods of deleting / candidate nodes (bound pods are
+  // simulated as moved: they do not count in topology at their current node).
+  std::vector<cluster::PodIndex> pods;
+  // Nodes that are not destinations (consolidation candidates). Existing nodes are the alive,
+  // schedulable (not deleting, not disrupted-tainted) nodes not listed here; launching and
+  // registered nodes count as existing ("in-flight").
+  std::vector<cluster::NodeIndex> excluded_nodes;
+  std::vector<NodePoolInput> node_pools;
+  // One PodSpec per DaemonSet (per-node overhead). On existing nodes the compatible DaemonSets'
+  // requests minus NodeState::daemon_requested (floored at 0) are reserved, so DaemonSet pods
+  // the engine already bound are not counted twice.
+  std::vector<model::PodSpecPtr> daemon_sets;
+  // Remaining limits per node_pools entry (same order); when empty, computed from each pool's
+  // limits minus the capacity of its existing nodes.
+  std::vector<Limits> remaining_limits;
+  OfferingAvailable offering_available;
+  SolveOptions options;
+  // Optional reuse of interned catalog / node / pod-spec data across calls (same results).
+  SolveCache* cache = nullptr;
+};
+
+// A pod placed on an existing node.
+struct Placement
+{
+  cluster::PodIndex pod = 0;
+  cluster::NodeIndex node = 0;
+};
+
+// A NodeClaim to create (Karpenter's scheduling.NodeClaim after FinalizeScheduling and
+// TruncateInstanceTypes).
+struct NewNodeClaim
+{
+  std::uint32_t pool_input = 0; // index into SolveInput::node_pools
+  std::uint32_t pool = 0;       // NodePoolInput::index
+  // Narrowed requirements (hostname removed) plus, as NodeClaimTemplate.ToNodeClaim adds them,
+  // node.kubernetes.io/instance-type In [options] and karpenter.sh/capacity-type In [capacity
+  // types of the options' available compatible offerings].
+  model::Requirements requirements;
+  // Options ordered by price (cheapest available offering compatible with the requirements;
+  // ties keep catalog order), truncated to SolveOptions::max_instance_types.
+  std::vector<const catalog::InstanceType*> instance_types;
+  model::Resources requests; // sum of pod requests (incl. pods: 1 each) + min DaemonSet overhead
+  std::vector<cluster::PodIndex> pods;
+  model::Labels labels; // template labels, karpenter.sh/nodepool, resolved custom labels
+  std::vector<model::Taint> taints;
+  std::vector<model::Taint> startup_taints;
+  bool min_values_relaxed = false;
+};
+
+struct PodError
+{
+  cluster::PodIndex pod = 0;
+  std::string reason;
+};
+
+struct SolveResult
+{
+  std::vector<Placement> existing;   // in placement order
+  std::vector<NewNodeClaim> claims;  // in creation order
+  std::vector<PodError> errors;      // sorted by pod index
+};
+
+[[nodiscard]] SolveResult solve(const SolveInput& input);
+
+// Requests Karpenter's scheduler uses for a pod: the pod's requests with pods = 1.
+[[nodiscard]] model::Resources pod_requests(const model::Pod& pod);
+
+// Interned catalog, node and pod-spec data kept between solve() calls. Optional: results are
+// identical without it. Call clear() when NodePools, their instance types or the DaemonSets
+// change. Not thread-safe; one per caller.
+class SolveCache
+{
+public:
+  SolveCache();
+  ~SolveCache();
+  SolveCache(const SolveCache&) = delete;
+  SolveCache& operator=(const SolveCache&) = delete;
+
+  void clear();
+
+  struct Impl;
+
+  [[nodiscard]] Impl& impl() { return *m_impl; }
+
+private:
+  std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace capsim::karpenter
