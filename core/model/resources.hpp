@@ -18,7 +18,7 @@ inline constexpr ResourceId k_memory = 1;
 inline constexpr ResourceId k_pods = 2;
 inline constexpr ResourceId k_ephemeral_storage = 3;
 inline constexpr ResourceId k_nvidia_gpu = 4;
-inline constexpr std::size_t k_max_resources = 12;
+inline constexpr std::size_t k_max_resources = 16;
 
 // The id for a resource name, registering it if new; nullopt when the table is full.
 [[nodiscard]] std::optional<ResourceId> resource_id(std::string_view name);

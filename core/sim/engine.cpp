@@ -2,6 +2,7 @@
 
 #include "core/base/quantity.hpp"
 #include "core/base/rng.hpp"
+#include "core/sim/bound_problem.hpp"
 #include "core/sim/placement.hpp"
 
 #include <fmt/format.h>
@@ -328,6 +329,18 @@ void Engine::record(report::Decision decision)
   }
 }
 
+void Engine::set_disrupted(NodeIndex index, bool disrupted)
+{
+  const auto& current = m_cluster.node(index);
+  if (!current.alive() || current.disrupted_taint == disrupted) {
+    return;
+  }
+  m_cluster.node_mut(index).disrupted_taint = disrupted;
+  if (!disrupted) {
+    m_capacity_changed = true; // pending pods may bind there again
+  }
+}
+
 void Engine::arrive(PodIndex index)
 {
   auto& p = m_cluster.pod_mut(index);
@@ -420,6 +433,44 @@ void Engine::account_bound(NodeIndex node, PodIndex pod, int sign)
   const auto& r = m_cluster.pod(pod).pod.requests;
   m_sums.cpu_req += sign * r.cpu();
   m_sums.mem_req += sign * r.memory();
+  const std::uint32_t cls = pod < m_pod_class.size() ? m_pod_class[pod] : UINT32_MAX;
+  if (cls != UINT32_MAX) {
+    auto& demand = m_bound_demand[cls];
+    model::Resources with_pod = r;
+    with_pod[model::k_pods] += 1;
+    if (sign > 0) {
+      demand += with_pod;
+    } else {
+      demand -= with_pod;
+    }
+    for (std::size_t i = 0; i < model::k_max_resources; ++i) {
+      m_bound_min[cls].v[i] = std::min(m_bound_min[cls].v[i], demand.v[i]);
+    }
+  }
+}
+
+void Engine::bound_advance(SimTime t)
+{
+  if (!m_bound_solver) {
+    return;
+  }
+  while (m_bound_step_start < t) {
+    const SimTime step_end = std::min(m_bound_step_start + k_bound_step, m_input.end);
+    if (step_end > t) {
+      return; // the current step is still open
+    }
+    const bool any = std::any_of(m_bound_min.begin(), m_bound_min.end(), [](const model::Resources& d) { return !d.is_zero(); });
+    if (any) {
+      const auto& sol = m_bound_solver->solve(m_bound_min);
+      m_bound_usd += sol.cost_per_hour * static_cast<double>(step_end - m_bound_step_start) / k_ms_per_hour;
+      m_bound_covered = m_bound_covered && sol.covered;
+    }
+    m_bound_min = m_bound_demand;
+    m_bound_step_start = step_end;
+    if (step_end >= m_input.end) {
+      return;
+    }
+  }
 }
 
 void Engine::node_ready(NodeIndex index)
@@ -580,6 +631,7 @@ void Engine::advance_to(SimTime t)
   if (t <= m_now) {
     return;
   }
+  bound_advance(t);
   const auto dt = static_cast<long double>(t - m_now);
   m_node_ms += dt * static_cast<long double>(m_sums.nodes);
   m_cpu_alloc_ms += dt * static_cast<long double>(m_sums.cpu_alloc);
@@ -623,6 +675,18 @@ report::EngineResult Engine::run(Controller& controller)
   m_controller = &controller;
   m_result.engine = std::string(controller.name());
   const auto& workload = *m_input.workload;
+  {
+    const auto specs = distinct_specs(workload);
+    auto bound = build_bound_model(*m_input.scenario, *m_input.catalog, controller.name(), specs);
+    m_pod_class.reserve(workload.size());
+    for (const auto& p : workload) {
+      auto it = p.spec ? bound.class_of.find(p.spec.get()) : bound.class_of.end();
+      m_pod_class.push_back(it == bound.class_of.end() ? UINT32_MAX : static_cast<std::uint32_t>(it->second));
+    }
+    m_bound_demand.assign(bound.problem.classes.size(), model::Resources{});
+    m_bound_min = m_bound_demand;
+    m_bound_solver = std::make_unique<report::LowerBoundSolver>(bound.problem);
+  }
   add_initial_state();
   m_cluster.reserve_pods(workload.size());
   m_pod_generation.assign(workload.size(), 0);
@@ -708,6 +772,11 @@ report::EngineResult Engine::finish_result(Controller& controller)
   r.cost.total_usd = m_cost_od + m_cost_spot;
   r.cost.by_pool = m_cost_by_pool;
   r.cost.effective_total_usd = r.cost.total_usd;
+  r.lower_bound.total_usd = m_bound_usd;
+  r.lower_bound.efficiency = report::efficiency(m_bound_usd, r.cost.total_usd);
+  if (!m_bound_covered) {
+    r.warnings.emplace_back("lower bound: some pods fit no instance type their pools allow; their demand is left out");
+  }
   r.nodes.final_count = static_cast<std::int64_t>(r.final_nodes.size());
   const auto end = static_cast<long double>(std::max<SimTime>(m_input.end, 1));
   r.nodes.average = static_cast<double>(m_node_ms / end);

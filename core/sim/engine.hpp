@@ -7,6 +7,7 @@
 #include "core/sim/controller.hpp"
 #include "core/sim/event_queue.hpp"
 #include "core/sim/placement.hpp"
+#include "core/report/lower_bound.hpp"
 
 #include <functional>
 #include <map>
@@ -53,6 +54,7 @@ public:
   [[nodiscard]] bool offering_available(std::string_view instance_type, std::string_view zone,
                                         std::string_view capacity_type) const override;
   void record(report::Decision decision) override;
+  void set_disrupted(cluster::NodeIndex node, bool disrupted) override;
 
   // Mark an offering unavailable until now + ttl (ICE / interruption).
   void mark_unavailable(std::string_view instance_type, std::string_view zone, std::string_view capacity_type,
@@ -128,6 +130,16 @@ private:
   long double m_cpu_req_ms = 0;
   long double m_mem_alloc_ms = 0;
   long double m_mem_req_ms = 0;
+
+  // Lower bound (SPEC §7): demand of running pods per class, minimum within each step.
+  void bound_advance(SimTime t);
+  std::unique_ptr<report::LowerBoundSolver> m_bound_solver;
+  std::vector<std::uint32_t> m_pod_class; // per pod; UINT32_MAX = not in the bound
+  std::vector<model::Resources> m_bound_demand;
+  std::vector<model::Resources> m_bound_min;
+  SimTime m_bound_step_start = 0;
+  double m_bound_usd = 0;
+  bool m_bound_covered = true;
 
   report::EngineResult m_result;
   std::vector<Duration> m_pending_durations;

@@ -77,6 +77,10 @@ TEST_CASE("engine: Karpenter provisions one node for a small batch and bills it 
   // Launched at t=1s and billed to the end of the hour.
   CHECK(r.cost.total_usd == Approx(0.8294967296 * 3599.0 / 3600.0));
   CHECK(r.nodes.node_hours == Approx(3599.0 / 3600.0));
+  // Lower bound: 3000m of 3900m allocatable on default-instance-type, from the first whole
+  // minute after the pods start (t=76 s falls in the step [60 s, 120 s)).
+  CHECK(r.lower_bound.total_usd == Approx(0.8294967296 * 3000.0 / 3900.0 * 3480.0 / 3600.0));
+  CHECK(r.lower_bound.efficiency == Approx(r.lower_bound.total_usd / r.cost.total_usd));
 }
 
 TEST_CASE("engine: pods that fit no instance type stay pending and are counted unschedulable", "[sim][engine]")

@@ -1,0 +1,143 @@
+#include "core/sim/bound_problem.hpp"
+
+#include "core/cluster/cluster.hpp"
+#include "core/scheduling/filters.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace capsim::sim {
+
+namespace {
+
+// A node as a pool could launch it: the type's labels, the pool's labels, zone and capacity type.
+cluster::NodeState hypothetical_node(const catalog::InstanceType& type, const model::Labels& pool_labels,
+                                     const std::vector<model::Taint>& taints, const catalog::Offering& offering)
+{
+  cluster::NodeState n;
+  n.name = "bound";
+  n.instance_type = &type;
+  n.labels = type.labels;
+  for (const auto& [k, v] : pool_labels) {
+    n.labels[k] = v;
+  }
+  n.labels[std::string(model::labels::k_zone)] = offering.zone;
+  n.labels[std::string(model::labels::k_capacity_type)] = offering.capacity_type;
+  n.zone = offering.zone;
+  n.capacity_type = offering.capacity_type;
+  n.taints = taints;
+  n.allocatable = type.allocatable();
+  n.lifecycle = cluster::NodeLifecycle::ready;
+  return n;
+}
+
+bool pod_accepts(const model::PodSpec& spec, const cluster::NodeState& node)
+{
+  return scheduling::node_affinity_matches(spec, node) && !scheduling::untolerated_taint(spec.tolerations, node);
+}
+
+bool requirements_allow(const model::Requirements& reqs, const catalog::Offering& o)
+{
+  const auto* zone = reqs.find(model::labels::k_zone);
+  const auto* ct = reqs.find(model::labels::k_capacity_type);
+  return (zone == nullptr || zone->has(o.zone)) && (ct == nullptr || ct->has(o.capacity_type));
+}
+
+} // namespace
+
+std::vector<model::PodSpecPtr> distinct_specs(const std::vector<model::Pod>& workload)
+{
+  std::vector<model::PodSpecPtr> out;
+  std::set<const model::PodSpec*> seen;
+  for (const auto& p : workload) {
+    if (p.spec && seen.insert(p.spec.get()).second) {
+      out.push_back(p.spec);
+    }
+  }
+  return out;
+}
+
+BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Catalog& catalog, std::string_view engine,
+                             const std::vector<model::PodSpecPtr>& specs)
+{
+  BoundModel m;
+  // Candidate (type, offering, pool labels, taints) tuples.
+  struct Candidate
+  {
+    const catalog::InstanceType* type;
+    const catalog::Offering* offering;
+    model::Labels labels;
+    std::vector<model::Taint> taints;
+  };
+  std::vector<Candidate> candidates;
+  if (engine == "karpenter") {
+    for (const auto& pool : scenario.node_pools) {
+      model::Requirements reqs = pool.requirements;
+      for (const auto& [k, v] : pool.template_labels) {
+        reqs.add(model::Requirement::make(k, model::Operator::in, {v}));
+      }
+      for (const auto& type : catalog.instance_types()) {
+        if (!type.requirements.intersects(reqs).empty()) {
+          continue;
+        }
+        model::Labels labels = pool.template_labels;
+        labels[std::string(model::labels::k_nodepool)] = pool.name;
+        for (const auto& o : type.offerings) {
+          if (o.available && requirements_allow(reqs, o)) {
+            candidates.push_back({&type, &o, labels, pool.taints});
+          }
+        }
+      }
+    }
+  } else {
+    for (const auto& group : scenario.node_groups) {
+      for (const auto& name : group.instance_types) {
+        const auto* type = catalog.find(name);
+        if (type == nullptr) {
+          continue;
+        }
+        for (const auto& o : type->offerings) {
+          const bool zone_ok = group.zones.empty()
+                               || std::find(group.zones.begin(), group.zones.end(), o.zone) != group.zones.end();
+          const bool ct_ok = group.capacity_type == "mixed" || group.mixed || group.capacity_type == o.capacity_type;
+          if (zone_ok && ct_ok) {
+            candidates.push_back({type, &o, group.labels, group.taints});
+          }
+        }
+      }
+    }
+  }
+  // One column per (type, price): the cheapest offering each class may use decides which.
+  std::map<std::pair<std::string, double>, std::size_t> column_of;
+  for (const auto& spec : specs) {
+    // Per type, the cheapest offering this spec accepts.
+    std::map<std::string, std::pair<double, const catalog::InstanceType*>> best;
+    for (const auto& c : candidates) {
+      const cluster::NodeState node = hypothetical_node(*c.type, c.labels, c.taints, *c.offering);
+      if (!pod_accepts(*spec, node)) {
+        continue;
+      }
+      auto it = best.find(c.type->name);
+      if (it == best.end() || c.offering->price_per_hour < it->second.first) {
+        best[c.type->name] = {c.offering->price_per_hour, c.type};
+      }
+    }
+    report::DemandClass cls;
+    cls.name = spec->template_name;
+    for (const auto& [name, price_type] : best) {
+      const auto key = std::make_pair(name, price_type.first);
+      auto it = column_of.find(key);
+      if (it == column_of.end()) {
+        it = column_of.emplace(key, m.problem.columns.size()).first;
+        m.problem.columns.push_back({name, price_type.first, price_type.second->allocatable()});
+      }
+      cls.columns.push_back(it->second);
+    }
+    std::sort(cls.columns.begin(), cls.columns.end());
+    m.class_of[spec.get()] = m.problem.classes.size();
+    m.problem.classes.push_back(std::move(cls));
+  }
+  return m;
+}
+
+} // namespace capsim::sim

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/catalog/catalog.hpp"
+#include "core/model/scenario.hpp"
+#include "core/report/lower_bound.hpp"
+
+#include <map>
+#include <string_view>
+#include <vector>
+
+namespace capsim::sim {
+
+// The lower-bound LP of one engine's configuration: a column per instance type at the
+// cheapest offering some pool may launch it at, and a demand class per pod template (PodSpec)
+// listing the columns its pods may use (pool requirements and taints, pod node selector,
+// required node affinity and tolerations; zone and capacity type per offering).
+struct BoundModel
+{
+  report::BoundProblem problem;
+  std::map<const model::PodSpec*, std::size_t> class_of;
+};
+
+// engine: "karpenter" (NodePools) or "cluster-autoscaler" (NodeGroups). Static nodes are not
+// columns: the bound covers what the autoscaler could buy.
+[[nodiscard]] BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Catalog& catalog,
+                                           std::string_view engine, const std::vector<model::PodSpecPtr>& specs);
+
+// Distinct PodSpecs of a workload, in first-seen order.
+[[nodiscard]] std::vector<model::PodSpecPtr> distinct_specs(const std::vector<model::Pod>& workload);
+
+// Resolution of the bound's time steps: within each step the bound uses the component-wise
+// minimum of the demand, which keeps it a valid lower bound (the LP optimum is monotone in the
+// demand) while needing one LP per step instead of one per pod event.
+inline constexpr Duration k_bound_step = k_minute;
+
+} // namespace capsim::sim
