@@ -64,6 +64,10 @@ public:
 
   // Record a decision for --explain and the HTML report.
   virtual void record(report::Decision decision) = 0;
+
+  // Set or clear the karpenter.sh/disrupted:NoSchedule taint (NodeState::disrupted_taint): a
+  // node in a disruption command takes no new pods. The default ignores it (test fakes).
+  virtual void set_disrupted(cluster::NodeIndex /*node*/, bool /*disrupted*/) {}
 };
 
 // An autoscaler policy under simulation (Karpenter or Cluster Autoscaler).
