@@ -3,8 +3,15 @@
 #include "core/base/diagnostics.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace capsim::cluster {
+
+std::uint64_t Cluster::InstanceId::next()
+{
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
 
 PodIndex Cluster::add_pod(model::Pod pod)
 {

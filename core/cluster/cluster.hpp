@@ -153,7 +153,30 @@ public:
 
   [[nodiscard]] std::uint64_t node_stamp(NodeIndex i) const { return m_node_stamps[i]; }
 
+  // Unique per Cluster object: a copy or a move gets a new one, so an index built for one cluster
+  // is never mistaken for another that happens to reuse its address.
+  [[nodiscard]] std::uint64_t instance_id() const { return m_instance.value; }
+
 private:
+  struct InstanceId
+  {
+    std::uint64_t value = next();
+
+    InstanceId() = default;
+
+    InstanceId(const InstanceId& /*other*/) : value(next()) {}
+
+    InstanceId& operator=(const InstanceId& /*other*/)
+    {
+      value = next();
+      return *this;
+    }
+
+    ~InstanceId() = default;
+
+    static std::uint64_t next();
+  };
+
   std::vector<PodState> m_pods;
   std::vector<NodeState> m_nodes;
   std::vector<PodIndex> m_pending;
@@ -162,6 +185,7 @@ private:
   std::vector<BindingChange> m_binding_log;
   std::vector<std::uint64_t> m_node_stamps; // per node: node_epoch of its last change
   std::uint64_t m_node_epoch = 0;
+  InstanceId m_instance;
 };
 
 } // namespace capsim::cluster

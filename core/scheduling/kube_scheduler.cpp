@@ -1,0 +1,1879 @@
+#include "core/scheduling/kube_scheduler.hpp"
+
+#include "core/base/diagnostics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace capsim::scheduling {
+
+namespace {
+
+using cluster::k_none;
+using cluster::NodeIndex;
+using cluster::PodIndex;
+
+// The hypothetical node of a cycle (a Cluster Autoscaler template), in place of a node index.
+constexpr NodeIndex k_extra = k_none - 1;
+// Not looked up yet.
+constexpr std::uint32_t k_unset = k_none - 1;
+// Fixed topology key ids, interned first.
+constexpr std::uint32_t k_hostname_key = 0;
+constexpr std::uint32_t k_zone_key = 1;
+
+const model::PodSpec& empty_spec()
+{
+  static const model::PodSpec spec;
+  return spec;
+}
+
+// One LabelSelector plus the namespaces it applies to; a pod matches when both hold.
+// `nothing` is a missing selector, which matches no pod.
+struct Clause
+{
+  bool nothing = false;
+  model::LabelSelector selector;
+  bool all_namespaces = false;
+  std::vector<std::string> namespaces; // sorted, unique
+};
+
+// A conjunction of clauses (one per term), interned by content. Counted matchers keep the
+// number of bound pods matching them on every node, updated on each binding change.
+struct Matcher
+{
+  std::vector<Clause> clauses;
+  bool counted = false;
+  std::vector<std::int32_t> node_count; // per node, when counted
+};
+
+// A label key used for topology, with each node's value interned as a domain id.
+struct TopologyKey
+{
+  std::string key;
+  std::vector<std::uint32_t> node_domain; // per node; k_none when the node lacks the label
+  std::unordered_map<std::string, std::uint32_t> ids;
+};
+
+// nodeSelector + required node affinity shared by pods, with a per-node cache of the result
+// (-1 unknown, 0 no, 1 yes), reset whenever the node changes.
+struct AffinityClass
+{
+  model::PodSpec spec; // only node_selector and required_node_affinity are set
+  std::vector<std::int8_t> eligible;
+};
+
+struct HardSpread
+{
+  std::uint32_t matcher = k_none;
+  std::uint32_t key = k_none;
+  std::int32_t max_skew = 1;
+  std::int32_t min_domains = 1;
+  bool affinity_honor = true;
+  bool taints_honor = false;
+  bool self_match = false;
+};
+
+struct SoftSpread
+{
+  std::uint32_t matcher = k_none; // k_none: pods of the same PodSpec (system defaults)
+  std::uint32_t key = k_none;
+  std::int32_t max_skew = 1;
+  bool hostname = false;
+  bool affinity_honor = true;
+  bool taints_honor = false;
+};
+
+struct PodTerm
+{
+  std::uint32_t matcher = k_none;
+  std::uint32_t key = k_none;
+  std::int64_t weight = 0;
+};
+
+enum class OwnerKind : std::uint8_t { required_anti, required_affinity, preferred };
+
+// A (anti-)affinity term of pods already bound, checked against incoming pods: required
+// anti-affinity filters, the others score (required affinity with hardPodAffinityWeight 1).
+struct OwnerTerm
+{
+  std::uint32_t group = k_none;
+  OwnerKind kind = OwnerKind::preferred;
+  std::vector<Clause> clauses;
+  std::uint32_t key = k_none;
+  std::int64_t weight = 0;
+};
+
+// Everything derived from one PodSpec (pods of one controller share it).
+struct Group
+{
+  model::PodSpecPtr holder; // keeps the spec alive, so its address stays unique
+  const model::PodSpec* spec = nullptr;
+  std::uint32_t affinity_class = k_none;
+  bool has_ports = false;
+  bool tolerates_unschedulable = false;
+  bool default_spread = false;
+  bool owns_terms = false;
+  bool tracked = false; // keeps node_counts
+  bool retry_on_any_change = false;
+  bool has_preferred_node_affinity = false;
+
+  bool prepared = false;
+  std::vector<HardSpread> hard;
+  std::vector<SoftSpread> soft;
+  std::uint32_t affinity_matcher = k_none;
+  std::vector<std::uint32_t> affinity_keys;
+  bool self_affinity = false;
+  std::vector<PodTerm> anti;
+  std::vector<PodTerm> preferred;
+
+  std::vector<std::uint32_t> member_of; // counted matchers its pods match
+  std::size_t member_checked = 0;
+  std::vector<std::uint32_t> owner_matches; // owner terms that match its pods
+  std::size_t owner_checked = 0;
+
+  bool terms_registered = false;
+  std::vector<std::pair<NodeIndex, std::uint32_t>> node_counts; // bound pods per node
+  std::uint32_t live = 0;
+};
+
+// Hot per-node state, refreshed from the cluster when the node or its bindings change.
+struct NodeView
+{
+  model::Resources free; // allocatable - requested
+  std::int64_t alloc_cpu = 0;
+  std::int64_t alloc_mem = 0;
+  std::int64_t req_cpu = 0;
+  std::int64_t req_mem = 0;
+  std::int64_t nz_extra_cpu = 0; // default requests of pods that request no cpu
+  std::int64_t nz_extra_mem = 0;
+  bool in_snapshot = false; // a Node object exists (registered, ready or deleting)
+  bool ready = false;
+  bool cordoned = false; // deleting or terminated
+  bool disrupted = false;
+  bool hard_taints = false;
+  bool soft_taints = false;
+};
+
+struct NodePods
+{
+  std::vector<PodIndex> pods;        // bound pods, DaemonSet pods included
+  std::vector<std::int32_t> ports;   // host ports in use
+};
+
+// Per-domain counts of one key for one cycle.
+struct DomainTable
+{
+  std::uint32_t key = 0;
+  std::vector<std::int64_t> count;
+  std::vector<std::uint8_t> present;
+  std::int64_t min = 0;
+  std::uint32_t domains = 0;
+};
+
+enum class Verdict : std::uint8_t {
+  ok,
+  not_ready,
+  unschedulable,
+  node_name,
+  taint,
+  node_affinity,
+  node_ports,
+  resources,
+  spread_label,
+  spread_skew,
+  pod_affinity,
+  pod_anti_affinity,
+  existing_anti_affinity,
+};
+
+FilterPlugin plugin_of(Verdict v)
+{
+  switch (v) {
+  case Verdict::ok: return FilterPlugin::none;
+  case Verdict::not_ready:
+  case Verdict::unschedulable: return FilterPlugin::node_unschedulable;
+  case Verdict::node_name: return FilterPlugin::node_name;
+  case Verdict::taint: return FilterPlugin::taint_toleration;
+  case Verdict::node_affinity: return FilterPlugin::node_affinity;
+  case Verdict::node_ports: return FilterPlugin::node_ports;
+  case Verdict::resources: return FilterPlugin::node_resources_fit;
+  case Verdict::spread_label:
+  case Verdict::spread_skew: return FilterPlugin::pod_topology_spread;
+  case Verdict::pod_affinity:
+  case Verdict::pod_anti_affinity:
+  case Verdict::existing_anti_affinity: return FilterPlugin::inter_pod_affinity;
+  }
+  return FilterPlugin::none;
+}
+
+// Unambiguous text of a selector, for interning.
+void append_selector(std::string& out, const model::LabelSelector& s)
+{
+  for (const auto& [k, v] : s.match_labels) {
+    out += k;
+    out += '\x1f';
+    out += v;
+    out += '\x1e';
+  }
+  out += '\x1d';
+  for (const auto& e : s.match_expressions) {
+    out += e.key;
+    out += '\x1f';
+    out += std::to_string(static_cast<int>(e.op));
+    for (const auto& v : e.values) {
+      out += '\x1f';
+      out += v;
+    }
+    out += '\x1e';
+  }
+}
+
+std::string clauses_signature(const std::vector<Clause>& clauses)
+{
+  std::string out;
+  for (const auto& c : clauses) {
+    out += c.nothing ? 'N' : 'S';
+    out += c.all_namespaces ? '*' : '=';
+    for (const auto& ns : c.namespaces) {
+      out += ns;
+      out += '\x1f';
+    }
+    out += '\x1c';
+    if (!c.nothing) {
+      append_selector(out, c.selector);
+    }
+    out += '\x1b';
+  }
+  return out;
+}
+
+std::string requirement_signature(const model::Requirement& r)
+{
+  std::string out = r.key;
+  out += r.complement ? "\x1f!" : "\x1f=";
+  for (const auto& v : r.values) {
+    out += '\x1f';
+    out += v;
+  }
+  out += fmt::format("\x1f{}\x1f{}", r.greater_than ? std::to_string(*r.greater_than) : "-",
+                     r.less_than ? std::to_string(*r.less_than) : "-");
+  return out;
+}
+
+bool clause_matches(const Clause& c, const model::PodSpec& spec)
+{
+  if (c.nothing) {
+    return false;
+  }
+  if (!c.all_namespaces && !std::binary_search(c.namespaces.begin(), c.namespaces.end(), spec.namespace_)) {
+    return false;
+  }
+  return c.selector.matches(spec.labels);
+}
+
+bool clauses_match(const std::vector<Clause>& clauses, const model::PodSpec& spec)
+{
+  return std::all_of(clauses.begin(), clauses.end(), [&](const Clause& c) { return clause_matches(c, spec); });
+}
+
+// Adds `key In [value]` for each matchLabelKeys key the pod carries (merged with AND).
+void merge_match_label_keys(model::LabelSelector& selector, const std::vector<std::string>& keys,
+                            const model::Labels& labels)
+{
+  for (const auto& key : keys) {
+    auto it = labels.find(key);
+    if (it != labels.end()) {
+      selector.match_expressions.push_back({key, model::Operator::in, {it->second}});
+    }
+  }
+}
+
+// The clause of a pod (anti-)affinity term of a pod in namespace `owner_ns` with labels `labels`.
+Clause term_clause(const model::PodAffinityTerm& term, const std::string& owner_ns, const model::Labels& labels)
+{
+  Clause c;
+  if (!term.selector) {
+    c.nothing = true;
+  } else {
+    c.selector = *term.selector;
+    merge_match_label_keys(c.selector, term.match_label_keys, labels);
+  }
+  if (term.all_namespaces) {
+    c.all_namespaces = true;
+  } else if (term.namespaces.empty()) {
+    c.namespaces = {owner_ns};
+  } else {
+    c.namespaces = term.namespaces;
+    std::sort(c.namespaces.begin(), c.namespaces.end());
+    c.namespaces.erase(std::unique(c.namespaces.begin(), c.namespaces.end()), c.namespaces.end());
+  }
+  return c;
+}
+
+// The clause of a topology spread constraint: its selector (plus matchLabelKeys) in the pod's
+// namespace. A missing selector matches nothing, unless matchLabelKeys supply labels (upstream
+// then selects by those labels alone).
+Clause spread_clause(const model::TopologySpreadConstraint& tsc, const model::PodSpec& spec)
+{
+  Clause c;
+  c.namespaces = {spec.namespace_};
+  if (tsc.selector) {
+    c.selector = *tsc.selector;
+    merge_match_label_keys(c.selector, tsc.match_label_keys, spec.labels);
+  } else {
+    merge_match_label_keys(c.selector, tsc.match_label_keys, spec.labels);
+    c.nothing = c.selector.match_expressions.empty();
+  }
+  return c;
+}
+
+struct Tried
+{
+  std::uint64_t gen = 0; // 0: never failed
+  SimTime pending_since = -1;
+};
+
+struct EquivalenceKey
+{
+  std::uint32_t group = 0;
+  model::Resources requests;
+
+  bool operator==(const EquivalenceKey&) const = default;
+};
+
+struct EquivalenceHash
+{
+  std::size_t operator()(const EquivalenceKey& k) const
+  {
+    std::size_t h = k.group;
+    for (const auto x : k.requests.v) {
+      h = h * 1000003u ^ static_cast<std::size_t>(x);
+    }
+    return h;
+  }
+};
+
+} // namespace
+
+std::size_t num_feasible_nodes_to_find(std::int32_t percentage, std::size_t all_nodes)
+{
+  constexpr std::size_t k_min_feasible = 100;
+  constexpr std::int64_t k_min_percentage = 5;
+  if (all_nodes < k_min_feasible) {
+    return all_nodes;
+  }
+  std::int64_t p = percentage;
+  if (p <= 0) {
+    p = 50 - static_cast<std::int64_t>(all_nodes) / 125;
+    p = std::max(p, k_min_percentage);
+  }
+  const auto n = static_cast<std::size_t>(static_cast<std::int64_t>(all_nodes) * std::min<std::int64_t>(p, 100) / 100);
+  return std::max(n, k_min_feasible);
+}
+
+// ---------------------------------------------------------------------------------------------
+// State: the incremental index and one scheduling cycle's scratch.
+
+struct KubeScheduler::State
+{
+  // Prepared data of the pod being scheduled (kube-scheduler's CycleState).
+  struct Cycle
+  {
+    const model::Pod* pod = nullptr;
+    std::uint32_t gid = k_none;
+    model::Resources request; // without the pods entry
+    std::array<model::ResourceId, model::k_max_resources> dims{};
+    std::size_t n_dims = 0;
+    std::int64_t cpu = 0;
+    std::int64_t mem = 0;
+    std::int64_t nz_cpu = 0;
+    std::int64_t nz_mem = 0;
+    bool best_effort = false;
+    const cluster::NodeState* extra = nullptr;
+    std::vector<std::uint32_t> extra_domain;
+    std::vector<std::int32_t> extra_ports;
+    std::vector<std::uint32_t> hard;     // table per hard spread constraint
+    std::vector<std::uint32_t> affinity; // table per required affinity term
+    bool affinity_any = false;           // some existing pod matches all affinity terms
+    std::vector<std::uint32_t> anti;     // table per required anti-affinity term
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> blocked; // (key, table) of existing anti-affinity
+    bool any_topology = false;
+  };
+
+  explicit State(SchedulerConfig c) : config(std::move(c)) {}
+
+  SchedulerConfig config;
+
+  const cluster::Cluster* cluster = nullptr;
+  std::uint64_t cluster_id = 0;
+  std::size_t log_pos = 0;
+  std::uint64_t node_epoch = 0;
+  std::uint64_t gen_capacity = 1;
+  std::uint64_t gen_any = 1;
+
+  std::vector<NodeView> views;
+  std::vector<NodePods> node_pods;
+  std::vector<std::string> tree_zones;           // NodeTree zones, in order of first node
+  std::vector<std::vector<NodeIndex>> tree_nodes; // nodes of each zone, in order of arrival
+  std::vector<NodeIndex> order;                   // snapshot node list (zones interleaved)
+  bool order_dirty = false;
+  std::size_t next_start = 0;
+
+  std::deque<TopologyKey> keys;
+  std::unordered_map<std::string, std::uint32_t> key_ids;
+  std::deque<AffinityClass> classes;
+  std::unordered_map<std::string, std::uint32_t> class_ids;
+  std::deque<Matcher> matchers;
+  std::unordered_map<std::string, std::uint32_t> matcher_ids;
+  std::vector<std::uint32_t> counted; // counted matcher ids, in the order they became counted
+  std::deque<Group> groups;
+  std::unordered_map<const model::PodSpec*, std::uint32_t> group_ids;
+  std::vector<std::uint32_t> pod_group;
+  std::vector<OwnerTerm> owner_terms;
+  std::vector<Tried> tried;
+
+  Cycle cycle;
+  std::vector<DomainTable> tables;
+  std::size_t tables_used = 0;
+  std::vector<NodeIndex> feasible;
+  std::vector<std::int64_t> s_fit, s_bal, s_taint, s_naff, s_tsc, s_ipa;
+  std::vector<std::uint8_t> s_ignored;
+  std::vector<double> s_weights;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ipa_tables; // (key, table)
+  std::vector<std::int64_t> group_scratch;
+  std::unordered_set<EquivalenceKey, EquivalenceHash> failed_equivalent;
+
+  // ---- sync with the cluster ----------------------------------------------------------------
+
+  void reset(const cluster::Cluster& c)
+  {
+    cluster = &c;
+    cluster_id = c.instance_id();
+    log_pos = 0;
+    node_epoch = 0;
+    gen_capacity = 1;
+    gen_any = 1;
+    views.clear();
+    node_pods.clear();
+    tree_zones.clear();
+    tree_nodes.clear();
+    order.clear();
+    order_dirty = false;
+    next_start = 0;
+    keys.clear();
+    key_ids.clear();
+    classes.clear();
+    class_ids.clear();
+    matchers.clear();
+    matcher_ids.clear();
+    counted.clear();
+    groups.clear();
+    group_ids.clear();
+    pod_group.clear();
+    owner_terms.clear();
+    tried.clear();
+    intern_key(std::string(model::labels::k_hostname));
+    intern_key(std::string(model::labels::k_zone));
+  }
+
+  void sync(const cluster::Cluster& c)
+  {
+    if (cluster != &c || cluster_id != c.instance_id() || c.binding_log().size() < log_pos) {
+      reset(c);
+    }
+    sync_nodes();
+    const auto& log = c.binding_log();
+    while (log_pos < log.size()) {
+      apply(log[log_pos++]);
+    }
+    if (pod_group.size() < c.pods().size()) {
+      pod_group.resize(c.pods().size(), k_none);
+    }
+    if (tried.size() < c.pods().size()) {
+      tried.resize(c.pods().size());
+    }
+  }
+
+  void grow_nodes(std::size_t n)
+  {
+    views.resize(n);
+    node_pods.resize(n);
+    for (const auto id : counted) {
+      matchers[id].node_count.resize(n, 0);
+    }
+    for (auto& k : keys) {
+      k.node_domain.resize(n, k_none);
+    }
+    for (auto& cls : classes) {
+      cls.eligible.resize(n, -1);
+    }
+    group_scratch.resize(n, 0);
+  }
+
+  void sync_nodes()
+  {
+    const std::size_t n = cluster->nodes().size();
+    if (n > views.size()) {
+      grow_nodes(n);
+    }
+    if (cluster->node_epoch() == node_epoch) {
+      return;
+    }
+    for (NodeIndex i = 0; i < n; ++i) {
+      if (cluster->node_stamp(i) > node_epoch) {
+        refresh_node(i);
+      }
+    }
+    node_epoch = cluster->node_epoch();
+    ++gen_capacity;
+    ++gen_any;
+    if (order_dirty) {
+      rebuild_order();
+    }
+  }
+
+  void refresh_resources(NodeIndex i)
+  {
+    const auto& ns = cluster->node(i);
+    auto& v = views[i];
+    v.free = ns.allocatable - ns.requested;
+    v.alloc_cpu = ns.allocatable.cpu();
+    v.alloc_mem = ns.allocatable.memory();
+    v.req_cpu = ns.requested.cpu();
+    v.req_mem = ns.requested.memory();
+  }
+
+  void refresh_node(NodeIndex i)
+  {
+    using cluster::NodeLifecycle;
+    const auto& ns = cluster->node(i);
+    auto& v = views[i];
+    const bool was = v.in_snapshot;
+    v.in_snapshot = ns.lifecycle == NodeLifecycle::registered || ns.lifecycle == NodeLifecycle::ready
+                    || ns.lifecycle == NodeLifecycle::deleting;
+    v.ready = ns.lifecycle == NodeLifecycle::ready;
+    v.cordoned = ns.lifecycle == NodeLifecycle::deleting || ns.lifecycle == NodeLifecycle::terminated;
+    v.disrupted = ns.disrupted_taint;
+    v.hard_taints = false;
+    v.soft_taints = false;
+    for (const auto& t : ns.taints) {
+      (t.effect == model::TaintEffect::prefer_no_schedule ? v.soft_taints : v.hard_taints) = true;
+    }
+    refresh_resources(i);
+    for (auto& k : keys) {
+      k.node_domain[i] = domain_value(k, ns);
+    }
+    for (auto& cls : classes) {
+      cls.eligible[i] = -1;
+    }
+    if (was != v.in_snapshot) {
+      if (v.in_snapshot) {
+        tree_insert(i);
+      } else {
+        tree_remove(i);
+      }
+      order_dirty = true;
+    }
+  }
+
+  void tree_insert(NodeIndex i)
+  {
+    const std::string* zone = node_label(cluster->node(i), keys[k_zone_key].key);
+    const std::string z = zone != nullptr ? *zone : std::string();
+    auto it = std::find(tree_zones.begin(), tree_zones.end(), z);
+    if (it == tree_zones.end()) {
+      tree_zones.push_back(z);
+      tree_nodes.emplace_back();
+      it = tree_zones.end() - 1;
+    }
+    tree_nodes[static_cast<std::size_t>(it - tree_zones.begin())].push_back(i);
+  }
+
+  void tree_remove(NodeIndex i)
+  {
+    for (std::size_t z = 0; z < tree_nodes.size(); ++z) {
+      auto it = std::find(tree_nodes[z].begin(), tree_nodes[z].end(), i);
+      if (it == tree_nodes[z].end()) {
+        continue;
+      }
+      tree_nodes[z].erase(it);
+      if (tree_nodes[z].empty()) {
+        tree_nodes.erase(tree_nodes.begin() + static_cast<std::ptrdiff_t>(z));
+        tree_zones.erase(tree_zones.begin() + static_cast<std::ptrdiff_t>(z));
+      }
+      return;
+    }
+  }
+
+  // NodeTree.list(): the first node of every zone, then the second of every zone, ...
+  void rebuild_order()
+  {
+    order.clear();
+    std::size_t round = 0;
+    bool any = true;
+    while (any) {
+      any = false;
+      for (const auto& nodes : tree_nodes) {
+        if (round < nodes.size()) {
+          order.push_back(nodes[round]);
+          any = true;
+        }
+      }
+      ++round;
+    }
+    order_dirty = false;
+  }
+
+  void apply(const cluster::Cluster::BindingChange& e)
+  {
+    if (e.node >= views.size()) {
+      grow_nodes(cluster->nodes().size());
+    }
+    const std::uint32_t gid = group_of_pod(e.pod);
+    const model::Pod& pod = cluster->pod(e.pod).pod;
+    const std::int32_t delta = e.bound ? 1 : -1;
+    auto& np = node_pods[e.node];
+    if (e.bound) {
+      np.pods.push_back(e.pod);
+    } else {
+      auto it = std::find(np.pods.begin(), np.pods.end(), e.pod);
+      if (it != np.pods.end()) {
+        *it = np.pods.back();
+        np.pods.pop_back();
+      }
+    }
+    Group& g = groups[gid];
+    if (g.has_ports) {
+      for (const auto port : g.spec->host_ports) {
+        if (port <= 0) {
+          continue;
+        }
+        if (e.bound) {
+          np.ports.push_back(port);
+        } else if (auto it = std::find(np.ports.begin(), np.ports.end(), port); it != np.ports.end()) {
+          np.ports.erase(it);
+        }
+      }
+    }
+    auto& v = views[e.node];
+    v.nz_extra_cpu += delta * (pod.requests.cpu() == 0 ? k_default_milli_cpu_request : 0);
+    v.nz_extra_mem += delta * (pod.requests.memory() == 0 ? k_default_memory_request : 0);
+    update_membership(gid);
+    for (const auto m : g.member_of) {
+      matchers[m].node_count[e.node] += delta;
+    }
+    if (g.tracked) {
+      auto it = std::find_if(g.node_counts.begin(), g.node_counts.end(),
+                             [&](const auto& p) { return p.first == e.node; });
+      if (e.bound) {
+        if (it == g.node_counts.end()) {
+          g.node_counts.emplace_back(e.node, 1);
+        } else {
+          ++it->second;
+        }
+      } else if (it != g.node_counts.end()) {
+        if (--it->second == 0) {
+          *it = g.node_counts.back();
+          g.node_counts.pop_back();
+        }
+      }
+    }
+    g.live = static_cast<std::uint32_t>(static_cast<std::int64_t>(g.live) + delta);
+    if (e.bound && g.owns_terms && !g.terms_registered) {
+      register_owner_terms(gid);
+    }
+    refresh_resources(e.node);
+    ++gen_any;
+    if (!e.bound) {
+      ++gen_capacity;
+    }
+  }
+
+  // ---- interning ----------------------------------------------------------------------------
+
+  static std::uint32_t domain_value(TopologyKey& k, const cluster::NodeState& node)
+  {
+    const std::string* v = node_label(node, k.key);
+    if (v == nullptr) {
+      return k_none;
+    }
+    const auto next = static_cast<std::uint32_t>(k.ids.size());
+    return k.ids.try_emplace(*v, next).first->second;
+  }
+
+  std::uint32_t intern_key(const std::string& key)
+  {
+    if (auto it = key_ids.find(key); it != key_ids.end()) {
+      return it->second;
+    }
+    const auto id = static_cast<std::uint32_t>(keys.size());
+    keys.emplace_back();
+    auto& k = keys.back();
+    k.key = key;
+    k.node_domain.assign(views.size(), k_none);
+    for (NodeIndex i = 0; i < views.size(); ++i) {
+      k.node_domain[i] = domain_value(k, cluster->node(i));
+    }
+    key_ids.emplace(key, id);
+    return id;
+  }
+
+  std::uint32_t intern_class(const model::PodSpec& spec)
+  {
+    std::string sig;
+    for (const auto& [k, v] : spec.node_selector) {
+      sig += k;
+      sig += '\x1f';
+      sig += v;
+      sig += '\x1e';
+    }
+    for (const auto& term : spec.required_node_affinity) {
+      sig += '\x1d';
+      for (const auto& r : term.requirements) {
+        sig += requirement_signature(r);
+        sig += '\x1e';
+      }
+    }
+    if (auto it = class_ids.find(sig); it != class_ids.end()) {
+      return it->second;
+    }
+    const auto id = static_cast<std::uint32_t>(classes.size());
+    classes.emplace_back();
+    auto& cls = classes.back();
+    cls.spec.node_selector = spec.node_selector;
+    cls.spec.required_node_affinity = spec.required_node_affinity;
+    cls.eligible.assign(views.size(), -1);
+    class_ids.emplace(std::move(sig), id);
+    return id;
+  }
+
+  bool eligible(std::uint32_t cls_id, NodeIndex i)
+  {
+    auto& cls = classes[cls_id];
+    auto& e = cls.eligible[i];
+    if (e < 0) {
+      e = node_affinity_matches(cls.spec, cluster->node(i)) ? 1 : 0;
+    }
+    return e != 0;
+  }
+
+  std::uint32_t intern_matcher(std::vector<Clause> clauses)
+  {
+    std::string sig = clauses_signature(clauses);
+    std::uint32_t id = 0;
+    if (auto it = matcher_ids.find(sig); it != matcher_ids.end()) {
+      id = it->second;
+    } else {
+      id = static_cast<std::uint32_t>(matchers.size());
+      matchers.emplace_back();
+      matchers.back().clauses = std::move(clauses);
+      matcher_ids.emplace(std::move(sig), id);
+    }
+    Matcher& m = matchers[id];
+    if (!m.counted) {
+      // Count the pods already bound (as the change log has them so far).
+      m.counted = true;
+      m.node_count.assign(views.size(), 0);
+      counted.push_back(id);
+      for (NodeIndex i = 0; i < node_pods.size(); ++i) {
+        for (const auto p : node_pods[i].pods) {
+          const auto gid = group_of_pod(p);
+          update_membership(gid);
+          const auto& member_of = groups[gid].member_of;
+          if (!member_of.empty() && member_of.back() == id) {
+            ++m.node_count[i];
+          }
+        }
+      }
+    }
+    return id;
+  }
+
+  std::uint32_t group_of_spec(const model::PodSpecPtr& ptr)
+  {
+    const model::PodSpec* key = ptr.get();
+    if (auto it = group_ids.find(key); it != group_ids.end()) {
+      return it->second;
+    }
+    const auto id = static_cast<std::uint32_t>(groups.size());
+    groups.emplace_back();
+    Group& g = groups.back();
+    g.holder = ptr;
+    g.spec = ptr ? ptr.get() : &empty_spec();
+    const model::PodSpec& s = *g.spec;
+    if (!s.node_selector.empty() || !s.required_node_affinity.empty()) {
+      g.affinity_class = intern_class(s);
+    }
+    g.has_ports = std::any_of(s.host_ports.begin(), s.host_ports.end(), [](std::int32_t p) { return p > 0; });
+    g.tolerates_unschedulable = tolerates_unschedulable(s.tolerations);
+    g.default_spread = s.topology_spread.empty()
+                       && (s.owner == model::OwnerKind::replica_set || s.owner == model::OwnerKind::stateful_set);
+    g.owns_terms = !s.pod_anti_affinity_required.empty() || !s.pod_affinity_required.empty()
+                   || !s.pod_affinity_preferred.empty() || !s.pod_anti_affinity_preferred.empty();
+    g.tracked = g.owns_terms || g.default_spread;
+    g.retry_on_any_change =
+        !s.pod_affinity_required.empty()
+        || std::any_of(s.topology_spread.begin(), s.topology_spread.end(), [](const auto& c) {
+             return c.when_unsatisfiable == model::UnsatisfiableAction::do_not_schedule;
+           });
+    g.has_preferred_node_affinity = !s.preferred_node_affinity.empty();
+    group_ids.emplace(key, id);
+    return id;
+  }
+
+  std::uint32_t group_of_pod(PodIndex p)
+  {
+    if (p >= pod_group.size()) {
+      pod_group.resize(cluster->pods().size(), k_none);
+    }
+    auto& gid = pod_group[p];
+    if (gid == k_none) {
+      gid = group_of_spec(cluster->pod(p).pod.spec);
+    }
+    return gid;
+  }
+
+  void update_membership(std::uint32_t gid)
+  {
+    Group& g = groups[gid];
+    while (g.member_checked < counted.size()) {
+      const auto id = counted[g.member_checked++];
+      if (clauses_match(matchers[id].clauses, *g.spec)) {
+        g.member_of.push_back(id);
+      }
+    }
+  }
+
+  void update_owner_matches(std::uint32_t gid)
+  {
+    Group& g = groups[gid];
+    while (g.owner_checked < owner_terms.size()) {
+      const auto idx = g.owner_checked++;
+      if (clauses_match(owner_terms[idx].clauses, *g.spec)) {
+        g.owner_matches.push_back(static_cast<std::uint32_t>(idx));
+      }
+    }
+  }
+
+  void register_owner_terms(std::uint32_t gid)
+  {
+    Group& g = groups[gid];
+    g.terms_registered = true;
+    const model::PodSpec& s = *g.spec;
+    const auto add = [&](const model::PodAffinityTerm& t, OwnerKind kind, std::int64_t weight) {
+      OwnerTerm o;
+      o.group = gid;
+      o.kind = kind;
+      o.clauses = {term_clause(t, s.namespace_, s.labels)};
+      o.key = intern_key(t.topology_key);
+      o.weight = weight;
+      owner_terms.push_back(std::move(o));
+    };
+    for (const auto& t : s.pod_anti_affinity_required) {
+      add(t, OwnerKind::required_anti, 0);
+    }
+    for (const auto& t : s.pod_affinity_required) {
+      add(t, OwnerKind::required_affinity, 1); // hardPodAffinityWeight
+    }
+    for (const auto& t : s.pod_affinity_preferred) {
+      add(t.term, OwnerKind::preferred, t.weight);
+    }
+    for (const auto& t : s.pod_anti_affinity_preferred) {
+      add(t.term, OwnerKind::preferred, -static_cast<std::int64_t>(t.weight));
+    }
+  }
+
+  // Builds the group's constraints (matchers, keys) the first time one of its pods is scheduled.
+  void ensure_prepared(std::uint32_t gid)
+  {
+    if (groups[gid].prepared) {
+      return;
+    }
+    groups[gid].prepared = true;
+    const model::PodSpec& s = *groups[gid].spec;
+    std::vector<HardSpread> hard;
+    std::vector<SoftSpread> soft;
+    for (const auto& tsc : s.topology_spread) {
+      Clause clause = spread_clause(tsc, s);
+      const bool self = clause_matches(clause, s);
+      const auto matcher = intern_matcher({std::move(clause)});
+      const auto key = intern_key(tsc.topology_key);
+      if (tsc.when_unsatisfiable == model::UnsatisfiableAction::do_not_schedule) {
+        hard.push_back({matcher, key, tsc.max_skew, tsc.min_domains.value_or(1), tsc.node_affinity_policy_honor,
+                        tsc.node_taints_policy_honor, self});
+      } else {
+        soft.push_back({matcher, key, tsc.max_skew, tsc.topology_key == model::labels::k_hostname,
+                        tsc.node_affinity_policy_honor, tsc.node_taints_policy_honor});
+      }
+    }
+    std::uint32_t affinity_matcher = k_none;
+    std::vector<std::uint32_t> affinity_keys;
+    bool self_affinity = false;
+    if (!s.pod_affinity_required.empty()) {
+      std::vector<Clause> clauses;
+      for (const auto& t : s.pod_affinity_required) {
+        clauses.push_back(term_clause(t, s.namespace_, s.labels));
+        affinity_keys.push_back(intern_key(t.topology_key));
+      }
+      self_affinity = clauses_match(clauses, s);
+      affinity_matcher = intern_matcher(std::move(clauses));
+    }
+    std::vector<PodTerm> anti;
+    for (const auto& t : s.pod_anti_affinity_required) {
+      const auto key = intern_key(t.topology_key);
+      anti.push_back({intern_matcher({term_clause(t, s.namespace_, s.labels)}), key, 0});
+    }
+    std::vector<PodTerm> preferred;
+    for (const auto& t : s.pod_affinity_preferred) {
+      const auto key = intern_key(t.term.topology_key);
+      preferred.push_back({intern_matcher({term_clause(t.term, s.namespace_, s.labels)}), key, t.weight});
+    }
+    for (const auto& t : s.pod_anti_affinity_preferred) {
+      const auto key = intern_key(t.term.topology_key);
+      preferred.push_back(
+          {intern_matcher({term_clause(t.term, s.namespace_, s.labels)}), key, -static_cast<std::int64_t>(t.weight)});
+    }
+    Group& g = groups[gid];
+    g.hard = std::move(hard);
+    g.soft = std::move(soft);
+    g.affinity_matcher = affinity_matcher;
+    g.affinity_keys = std::move(affinity_keys);
+    g.self_affinity = self_affinity;
+    g.anti = std::move(anti);
+    g.preferred = std::move(preferred);
+  }
+
+  // ---- one cycle ----------------------------------------------------------------------------
+
+  std::uint32_t acquire(std::uint32_t key)
+  {
+    if (tables_used == tables.size()) {
+      tables.emplace_back();
+    }
+    const auto idx = static_cast<std::uint32_t>(tables_used++);
+    auto& t = tables[idx];
+    t.key = key;
+    const std::size_t size = keys[key].ids.size() + 1; // + the hypothetical node's own domain
+    t.count.assign(size, 0);
+    t.present.assign(size, 0);
+    t.min = 0;
+    t.domains = 0;
+    return idx;
+  }
+
+  std::uint32_t dom(std::uint32_t key, NodeIndex n)
+  {
+    if (n != k_extra) {
+      return keys[key].node_domain[n];
+    }
+    auto& d = cycle.extra_domain[key];
+    if (d == k_unset) {
+      const auto& k = keys[key];
+      const std::string* v = node_label(*cycle.extra, k.key);
+      if (v == nullptr) {
+        d = k_none;
+      } else if (auto it = k.ids.find(*v); it != k.ids.end()) {
+        d = it->second;
+      } else {
+        d = static_cast<std::uint32_t>(k.ids.size());
+      }
+    }
+    return d;
+  }
+
+  const cluster::NodeState& node_state(NodeIndex n) const { return n == k_extra ? *cycle.extra : cluster->node(n); }
+
+  // Pods on node n matching counted matcher m.
+  std::int64_t count_on(std::uint32_t m, NodeIndex n)
+  {
+    if (n != k_extra) {
+      return matchers[m].node_count[n];
+    }
+    std::int64_t count = 0;
+    for (const auto p : cycle.extra->pods) {
+      const auto gid = group_of_pod(p);
+      update_membership(gid);
+      const auto& member_of = groups[gid].member_of;
+      if (std::find(member_of.begin(), member_of.end(), m) != member_of.end()) {
+        ++count;
+      }
+    }
+    return count;
+  }
+
+  // nodeAffinityPolicy / nodeTaintsPolicy of a spread constraint for the cycle's pod on node n.
+  bool included(bool affinity_honor, bool taints_honor, NodeIndex n)
+  {
+    const Group& g = groups[cycle.gid];
+    if (affinity_honor && g.affinity_class != k_none) {
+      const bool ok = n == k_extra ? node_affinity_matches(*g.spec, *cycle.extra) : eligible(g.affinity_class, n);
+      if (!ok) {
+        return false;
+      }
+    }
+    if (taints_honor && untolerated_taint(g.spec->tolerations, node_state(n))) {
+      return false;
+    }
+    return true;
+  }
+
+  void prepare(const model::Pod& pod, const cluster::NodeState* extra)
+  {
+    Cycle& c = cycle;
+    c.pod = &pod;
+    c.gid = group_of_spec(pod.spec);
+    ensure_prepared(c.gid);
+    update_owner_matches(c.gid);
+    c.request = pod.requests;
+    c.request[model::k_pods] = 0;
+    c.n_dims = 0;
+    for (std::size_t i = 0; i < model::k_max_resources; ++i) {
+      if (c.request.v[i] > 0) {
+        c.dims[c.n_dims++] = static_cast<model::ResourceId>(i);
+      }
+    }
+    c.cpu = pod.requests.cpu();
+    c.mem = pod.requests.memory();
+    c.nz_cpu = c.cpu == 0 ? k_default_milli_cpu_request : c.cpu;
+    c.nz_mem = c.mem == 0 ? k_default_memory_request : c.mem;
+    c.best_effort = c.cpu == 0 && c.mem == 0;
+    c.extra = extra;
+    c.extra_domain.assign(keys.size(), k_unset);
+    c.extra_ports.clear();
+    c.hard.clear();
+    c.affinity.clear();
+    c.affinity_any = false;
+    c.anti.clear();
+    c.blocked.clear();
+    tables_used = 0;
+    if (extra != nullptr) {
+      for (const auto p : extra->pods) {
+        const auto& spec = *groups[group_of_pod(p)].spec;
+        for (const auto port : spec.host_ports) {
+          if (port > 0) {
+            c.extra_ports.push_back(port);
+          }
+        }
+      }
+    }
+    const Group& g = groups[c.gid];
+    if (!g.hard.empty()) {
+      prepare_hard();
+    }
+    if (g.affinity_matcher != k_none) {
+      prepare_affinity();
+    }
+    if (!g.anti.empty()) {
+      prepare_anti();
+    }
+    prepare_existing_anti();
+    c.any_topology = !c.hard.empty() || !c.affinity.empty() || !c.anti.empty() || !c.blocked.empty();
+  }
+
+  template <typename F>
+  void for_snapshot_nodes(F&& f)
+  {
+    for (const auto n : order) {
+      f(n);
+    }
+    if (cycle.extra != nullptr) {
+      f(k_extra);
+    }
+  }
+
+  // PodTopologySpread PreFilter: matching pods per domain over the nodes that carry every
+  // constraint's key and pass each constraint's inclusion policies.
+  void prepare_hard()
+  {
+    const Group& g = groups[cycle.gid];
+    for (const auto& c : g.hard) {
+      cycle.hard.push_back(acquire(c.key));
+    }
+    for_snapshot_nodes([&](NodeIndex n) {
+      for (const auto& c : g.hard) {
+        if (dom(c.key, n) == k_none) {
+          return;
+        }
+      }
+      for (std::size_t i = 0; i < g.hard.size(); ++i) {
+        const auto& c = g.hard[i];
+        if (!included(c.affinity_honor, c.taints_honor, n)) {
+          continue;
+        }
+        auto& t = tables[cycle.hard[i]];
+        const auto d = dom(c.key, n);
+        t.present[d] = 1;
+        t.count[d] += count_on(c.matcher, n);
+      }
+    });
+    for (const auto idx : cycle.hard) {
+      auto& t = tables[idx];
+      bool first = true;
+      for (std::size_t d = 0; d < t.count.size(); ++d) {
+        if (t.present[d] == 0) {
+          continue;
+        }
+        ++t.domains;
+        t.min = first ? t.count[d] : std::min(t.min, t.count[d]);
+        first = false;
+      }
+    }
+  }
+
+  // InterPodAffinity PreFilter, incoming required affinity: per term, pods matching ALL terms
+  // per domain of that term's key.
+  void prepare_affinity()
+  {
+    const Group& g = groups[cycle.gid];
+    for (const auto key : g.affinity_keys) {
+      cycle.affinity.push_back(acquire(key));
+    }
+    for_snapshot_nodes([&](NodeIndex n) {
+      const auto cnt = count_on(g.affinity_matcher, n);
+      if (cnt == 0) {
+        return;
+      }
+      for (std::size_t i = 0; i < g.affinity_keys.size(); ++i) {
+        const auto d = dom(g.affinity_keys[i], n);
+        if (d != k_none) {
+          tables[cycle.affinity[i]].count[d] += cnt;
+          cycle.affinity_any = true;
+        }
+      }
+    });
+  }
+
+  // Incoming required anti-affinity: pods matching each term per domain.
+  void prepare_anti()
+  {
+    const Group& g = groups[cycle.gid];
+    for (const auto& t : g.anti) {
+      cycle.anti.push_back(acquire(t.key));
+    }
+    for_snapshot_nodes([&](NodeIndex n) {
+      for (std::size_t i = 0; i < g.anti.size(); ++i) {
+        const auto cnt = count_on(g.anti[i].matcher, n);
+        if (cnt == 0) {
+          continue;
+        }
+        const auto d = dom(g.anti[i].key, n);
+        if (d != k_none) {
+          tables[cycle.anti[i]].count[d] += cnt;
+        }
+      }
+    });
+  }
+
+  std::uint32_t blocked_table(std::uint32_t key)
+  {
+    for (const auto& [k, t] : cycle.blocked) {
+      if (k == key) {
+        return t;
+      }
+    }
+    const auto t = acquire(key);
+    cycle.blocked.emplace_back(key, t);
+    return t;
+  }
+
+  // Existing pods' required anti-affinity terms that the incoming pod matches: the domains
+  // (of the term's key) of the nodes running such pods are forbidden.
+  void prepare_existing_anti()
+  {
+    const auto gid = cycle.gid;
+    for (std::size_t i = 0; i < groups[gid].owner_matches.size(); ++i) {
+      const OwnerTerm& o = owner_terms[groups[gid].owner_matches[i]];
+      if (o.kind != OwnerKind::required_anti || groups[o.group].node_counts.empty()) {
+        continue;
+      }
+      const auto t = blocked_table(o.key);
+      for (const auto& [n, cnt] : groups[o.group].node_counts) {
+        if (!views[n].in_snapshot) {
+          continue;
+        }
+        const auto d = dom(o.key, n);
+        if (d != k_none) {
+          tables[t].present[d] = 1;
+        }
+      }
+    }
+    if (cycle.extra == nullptr) {
+      return;
+    }
+    const model::PodSpec& incoming = *groups[gid].spec;
+    for (const auto p : cycle.extra->pods) {
+      const model::PodSpec& s = *groups[group_of_pod(p)].spec;
+      for (const auto& term : s.pod_anti_affinity_required) {
+        if (!clause_matches(term_clause(term, s.namespace_, s.labels), incoming)) {
+          continue;
+        }
+        const auto key = intern_key_for_cycle(term.topology_key);
+        if (key == k_none) {
+          continue;
+        }
+        const auto d = dom(key, k_extra);
+        if (d != k_none) {
+          tables[blocked_table(key)].present[d] = 1;
+        }
+      }
+    }
+  }
+
+  // A key id usable inside a cycle: keys interned now also extend the cycle's lookups.
+  std::uint32_t intern_key_for_cycle(const std::string& key)
+  {
+    const auto id = intern_key(key);
+    if (cycle.extra_domain.size() < keys.size()) {
+      cycle.extra_domain.resize(keys.size(), k_unset);
+    }
+    return id;
+  }
+
+  Verdict topology_verdict(NodeIndex n)
+  {
+    const Group& g = groups[cycle.gid];
+    for (std::size_t i = 0; i < g.hard.size(); ++i) {
+      const auto& c = g.hard[i];
+      const auto d = dom(c.key, n);
+      if (d == k_none) {
+        return Verdict::spread_label;
+      }
+      const auto& t = tables[cycle.hard[i]];
+      const std::int64_t min = static_cast<std::int64_t>(t.domains) < c.min_domains ? 0 : t.min;
+      const std::int64_t skew = t.count[d] + (c.self_match ? 1 : 0) - min;
+      if (skew > c.max_skew) {
+        return Verdict::spread_skew;
+      }
+    }
+    if (g.affinity_matcher != k_none) {
+      bool pods_exist = true;
+      for (std::size_t i = 0; i < g.affinity_keys.size(); ++i) {
+        const auto d = dom(g.affinity_keys[i], n);
+        if (d == k_none) {
+          return Verdict::pod_affinity;
+        }
+        if (tables[cycle.affinity[i]].count[d] <= 0) {
+          pods_exist = false;
+        }
+      }
+      // The first pod of a group with affinity to itself may go anywhere.
+      if (!pods_exist && (cycle.affinity_any || !g.self_affinity)) {
+        return Verdict::pod_affinity;
+      }
+    }
+    for (std::size_t i = 0; i < g.anti.size(); ++i) {
+      const auto d = dom(g.anti[i].key, n);
+      if (d != k_none && tables[cycle.anti[i]].count[d] > 0) {
+        return Verdict::pod_anti_affinity;
+      }
+    }
+    for (const auto& [key, t] : cycle.blocked) {
+      const auto d = dom(key, n);
+      if (d != k_none && tables[t].present[d] != 0) {
+        return Verdict::existing_anti_affinity;
+      }
+    }
+    return Verdict::ok;
+  }
+
+  // Every filter of the default profile on cluster node n, in plugin order.
+  Verdict filter(NodeIndex n)
+  {
+    const NodeView& v = views[n];
+    const Group& g = groups[cycle.gid];
+    if (!v.ready) {
+      return v.cordoned ? Verdict::unschedulable : Verdict::not_ready;
+    }
+    if (!cycle.pod->node_name.empty() && cluster->node(n).name != cycle.pod->node_name) {
+      return Verdict::node_name;
+    }
+    if ((v.hard_taints || v.disrupted) && untolerated_taint(g.spec->tolerations, cluster->node(n))) {
+      return Verdict::taint;
+    }
+    if (g.affinity_class != k_none && !eligible(g.affinity_class, n)) {
+      return Verdict::node_affinity;
+    }
+    if (g.has_ports && !ports_free(g.spec->host_ports, node_pods[n].ports)) {
+      return Verdict::node_ports;
+    }
+    if (v.free[model::k_pods] < 1) {
+      return Verdict::resources;
+    }
+    for (std::size_t i = 0; i < cycle.n_dims; ++i) {
+      const auto d = cycle.dims[i];
+      if (cycle.request[d] > v.free[d]) {
+        return Verdict::resources;
+      }
+    }
+    if (cycle.any_topology) {
+      return topology_verdict(n);
+    }
+    return Verdict::ok;
+  }
+
+  // The same filters on the cycle's hypothetical node.
+  Verdict filter_extra()
+  {
+    using cluster::NodeLifecycle;
+    const cluster::NodeState& x = *cycle.extra;
+    const Group& g = groups[cycle.gid];
+    if (x.lifecycle == NodeLifecycle::deleting || x.lifecycle == NodeLifecycle::terminated) {
+      return Verdict::unschedulable;
+    }
+    if (!cycle.pod->node_name.empty() && x.name != cycle.pod->node_name) {
+      return Verdict::node_name;
+    }
+    if (untolerated_taint(g.spec->tolerations, x)) {
+      return Verdict::taint;
+    }
+    if (g.affinity_class != k_none && !node_affinity_matches(*g.spec, x)) {
+      return Verdict::node_affinity;
+    }
+    if (g.has_ports && !ports_free(g.spec->host_ports, cycle.extra_ports)) {
+      return Verdict::node_ports;
+    }
+    if (!fits_resources(cycle.request, x.allocatable - x.requested)) {
+      return Verdict::resources;
+    }
+    if (cycle.any_topology) {
+      return topology_verdict(k_extra);
+    }
+    return Verdict::ok;
+  }
+
+  // Reason texts of a verdict on node n (NodeResourcesFit may give several).
+  std::vector<std::string> reasons(Verdict v, NodeIndex n)
+  {
+    const Group& g = groups[cycle.gid];
+    switch (v) {
+    case Verdict::ok: return {};
+    case Verdict::not_ready: return {std::string(reason::k_not_ready)};
+    case Verdict::unschedulable: return {std::string(reason::k_unschedulable)};
+    case Verdict::node_name: return {std::string(reason::k_node_name)};
+    case Verdict::taint: {
+      const auto t = untolerated_taint(g.spec->tolerations, node_state(n));
+      return {fmt::format("node(s) had untolerated taint {{{}: {}}}", t ? t->key : "", t ? t->value : "")};
+    }
+    case Verdict::node_affinity: return {std::string(reason::k_node_affinity)};
+    case Verdict::node_ports: return {std::string(reason::k_node_ports)};
+    case Verdict::resources: {
+      const auto& ns = node_state(n);
+      return insufficient_resources(cycle.request, ns.allocatable - ns.requested);
+    }
+    case Verdict::spread_label: return {std::string(reason::k_spread_label)};
+    case Verdict::spread_skew: return {std::string(reason::k_spread)};
+    case Verdict::pod_affinity: return {std::string(reason::k_affinity)};
+    case Verdict::pod_anti_affinity: return {std::string(reason::k_anti_affinity)};
+    case Verdict::existing_anti_affinity: return {std::string(reason::k_existing_anti_affinity)};
+    }
+    return {};
+  }
+
+  FilterResult result_of(Verdict v, NodeIndex n)
+  {
+    FilterResult r;
+    r.plugin = plugin_of(v);
+    const auto texts = reasons(v, n);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      r.reason += (i == 0 ? "" : ", ") + texts[i];
+    }
+    return r;
+  }
+
+  // ---- scoring ------------------------------------------------------------------------------
+
+  // PodTopologySpread score (ScheduleAnyway constraints, or the system defaults).
+  void score_spread(std::span<const NodeIndex> nodes)
+  {
+    const Group& g = groups[cycle.gid];
+    const std::size_t m = nodes.size();
+    s_tsc.assign(m, 0);
+    s_ignored.assign(m, 0);
+    std::array<SoftSpread, 2> defaults{};
+    std::span<const SoftSpread> constraints;
+    const bool explicit_soft = !g.soft.empty();
+    if (explicit_soft) {
+      constraints = g.soft;
+    } else if (g.default_spread && config.system_default_spreading) {
+      defaults[0] = {k_none, k_hostname_key, 3, true, true, false};
+      defaults[1] = {k_none, k_zone_key, 5, false, true, false};
+      constraints = defaults;
+    } else {
+      return;
+    }
+    const bool require_all = explicit_soft;
+    const auto missing_key = [&](NodeIndex n) {
+      return std::any_of(constraints.begin(), constraints.end(),
+                         [&](const SoftSpread& c) { return dom(c.key, n) == k_none; });
+    };
+    std::size_t ignored = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      if (require_all && missing_key(nodes[i])) {
+        s_ignored[i] = 1;
+        ++ignored;
+      }
+    }
+    // Domains of the scored nodes, per non-hostname constraint.
+    std::array<std::uint32_t, 16> table_of{};
+    auto& weights = s_weights;
+    weights.assign(constraints.size(), 0.0);
+    for (std::size_t ci = 0; ci < constraints.size() && ci < table_of.size(); ++ci) {
+      const auto& c = constraints[ci];
+      if (c.hostname) {
+        weights[ci] = topology_normalizing_weight(m - ignored);
+        continue;
+      }
+      table_of[ci] = acquire(c.key);
+      auto& t = tables[table_of[ci]];
+      std::size_t size = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        if (s_ignored[i] != 0) {
+          continue;
+        }
+        const auto d = dom(c.key, nodes[i]);
+        if (d != k_none && t.present[d] == 0) {
+          t.present[d] = 1;
+          ++size;
+        }
+      }
+      weights[ci] = topology_normalizing_weight(size);
+    }
+    const std::size_t n_constraints = std::min(constraints.size(), table_of.size());
+    // Matching pods per domain over every node of the snapshot.
+    const auto count_node = [&](NodeIndex n, std::size_t ci, std::int64_t cnt) {
+      const auto& c = constraints[ci];
+      if (c.hostname || cnt == 0 || !included(c.affinity_honor, c.taints_honor, n)) {
+        return;
+      }
+      const auto d = dom(c.key, n);
+      auto& t = tables[table_of[ci]];
+      if (d != k_none && t.present[d] != 0) {
+        t.count[d] += cnt;
+      }
+    };
+    if (explicit_soft) {
+      for (const auto n : order) {
+        if (require_all && missing_key(n)) {
+          continue;
+        }
+        for (std::size_t ci = 0; ci < n_constraints; ++ci) {
+          if (!constraints[ci].hostname) {
+            count_node(n, ci, matchers[constraints[ci].matcher].node_count[n]);
+          }
+        }
+      }
+    } else {
+      for (const auto& [n, cnt] : g.node_counts) {
+        group_scratch[n] = cnt;
+        if (!views[n].in_snapshot) {
+          continue;
+        }
+        for (std::size_t ci = 0; ci < n_constraints; ++ci) {
+          count_node(n, ci, cnt);
+        }
+      }
+    }
+    for (std::size_t i = 0; i < m; ++i) {
+      if (s_ignored[i] != 0) {
+        continue;
+      }
+      const auto n = nodes[i];
+      double score = 0;
+      for (std::size_t ci = 0; ci < n_constraints; ++ci) {
+        const auto& c = constraints[ci];
+        const auto d = dom(c.key, n);
+        if (d == k_none) {
+          continue;
+        }
+        std::int64_t cnt = 0;
+        if (c.hostname) {
+          cnt = c.matcher != k_none ? matchers[c.matcher].node_count[n] : group_scratch[n];
+        } else {
+          cnt = tables[table_of[ci]].count[d];
+        }
+        score += static_cast<double>(cnt) * weights[ci] + static_cast<double>(c.max_skew - 1);
+      }
+      s_tsc[i] = std::llround(score);
+    }
+    if (!explicit_soft) {
+      for (const auto& [n, cnt] : g.node_counts) {
+        group_scratch[n] = 0;
+      }
+    }
+    topology_spread_normalize(s_tsc, s_ignored);
+  }
+
+  // InterPodAffinity score: the incoming pod's preferred terms against bound pods, and bound
+  // pods' terms (required affinity with weight 1, preferred ones) against the incoming pod.
+  void score_inter_pod_affinity(std::span<const NodeIndex> nodes)
+  {
+    const Group& g = groups[cycle.gid];
+    s_ipa.assign(nodes.size(), 0);
+    auto& by_key = ipa_tables;
+    by_key.clear();
+    const auto table_for = [&](std::uint32_t key) {
+      for (const auto& [k, t] : by_key) {
+        if (k == key) {
+          return t;
+        }
+      }
+      const auto t = acquire(key);
+      by_key.emplace_back(key, t);
+      return t;
+    };
+    bool any = false;
+    for (const auto& term : g.preferred) {
+      const auto t = table_for(term.key);
+      const auto& counts = matchers[term.matcher].node_count;
+      for (const auto n : order) {
+        if (counts[n] == 0) {
+          continue;
+        }
+        const auto d = dom(term.key, n);
+        if (d != k_none) {
+          tables[t].count[d] += term.weight * counts[n];
+          any = true;
+        }
+      }
+    }
+    for (const auto idx : g.owner_matches) {
+      const OwnerTerm& o = owner_terms[idx];
+      if (o.kind == OwnerKind::required_anti || groups[o.group].node_counts.empty()) {
+        continue;
+      }
+      const auto t = table_for(o.key);
+      for (const auto& [n, cnt] : groups[o.group].node_counts) {
+        if (!views[n].in_snapshot) {
+          continue;
+        }
+        const auto d = dom(o.key, n);
+        if (d != k_none) {
+          tables[t].count[d] += o.weight * cnt;
+          any = true;
+        }
+      }
+    }
+    if (!any) {
+      return;
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      std::int64_t score = 0;
+      for (const auto& [key, t] : by_key) {
+        const auto d = dom(key, nodes[i]);
+        if (d != k_none) {
+          score += tables[t].count[d];
+        }
+      }
+      s_ipa[i] = score;
+    }
+    inter_pod_affinity_normalize(s_ipa);
+  }
+
+  // Scores `nodes` (feasible cluster nodes); returns the position of the best (ties: lowest node
+  // index). Per-plugin scores stay in s_* for score_nodes().
+  std::size_t score(std::span<const NodeIndex> nodes)
+  {
+    const Group& g = groups[cycle.gid];
+    const std::size_t m = nodes.size();
+    s_fit.assign(m, 0);
+    s_bal.assign(m, 0);
+    s_taint.assign(m, 0);
+    s_naff.assign(m, 0);
+    bool any_soft_taint = false;
+    for (std::size_t i = 0; i < m; ++i) {
+      const NodeView& v = views[nodes[i]];
+      s_fit[i] = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
+                                    v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
+      if (!cycle.best_effort) {
+        s_bal[i] = balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu, v.req_mem + cycle.mem, v.alloc_mem);
+      }
+      if (v.soft_taints) {
+        s_taint[i] = intolerable_prefer_no_schedule(g.spec->tolerations, cluster->node(nodes[i]));
+        any_soft_taint = any_soft_taint || s_taint[i] != 0;
+      }
+      if (g.has_preferred_node_affinity) {
+        s_naff[i] = preferred_node_affinity_score(*g.spec, cluster->node(nodes[i]));
+      }
+    }
+    if (any_soft_taint) {
+      default_normalize(s_taint, true);
+    } else {
+      std::fill(s_taint.begin(), s_taint.end(), k_max_node_score);
+    }
+    default_normalize(s_naff, false);
+    score_spread(nodes);
+    score_inter_pod_affinity(nodes);
+    const auto& w = config.weights;
+    std::size_t best = 0;
+    std::int64_t best_total = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::int64_t total = w.node_resources_fit * s_fit[i] + w.balanced_allocation * s_bal[i]
+                                 + w.taint_toleration * s_taint[i] + w.node_affinity * s_naff[i]
+                                 + w.pod_topology_spread * s_tsc[i] + w.inter_pod_affinity * s_ipa[i];
+      if (i == 0 || total > best_total || (total == best_total && nodes[i] < nodes[best])) {
+        best = i;
+        best_total = total;
+      }
+    }
+    return best;
+  }
+
+  // One scheduling cycle for `pod` (already prepared): nominated node, sampled filtering from the
+  // rotating start, scoring. Returns k_none when no node is feasible.
+  NodeIndex schedule_prepared(NodeIndex nominated, bool advance)
+  {
+    if (config.prefer_nominated && nominated < views.size() && views[nominated].in_snapshot
+        && filter(nominated) == Verdict::ok) {
+      return nominated;
+    }
+    const std::size_t all = order.size();
+    if (all == 0) {
+      return k_none;
+    }
+    const std::size_t to_find = num_feasible_nodes_to_find(config.percentage_of_nodes_to_score, all);
+    const std::size_t start = next_start % all;
+    feasible.clear();
+    std::size_t processed = 0;
+    for (std::size_t i = 0; i < all; ++i) {
+      const NodeIndex n = order[(start + i) % all];
+      ++processed;
+      if (filter(n) == Verdict::ok) {
+        feasible.push_back(n);
+        if (feasible.size() >= to_find) {
+          break;
+        }
+      }
+    }
+    if (advance) {
+      next_start = (start + processed) % all;
+    }
+    if (feasible.empty()) {
+      return k_none;
+    }
+    if (feasible.size() == 1) {
+      return feasible.front();
+    }
+    return feasible[score(feasible)];
+  }
+
+  // ---- passes -------------------------------------------------------------------------------
+
+  bool should_try(PodIndex p)
+  {
+    const auto& ps = cluster->pod(p);
+    if (ps.phase != cluster::PodPhase::pending || ps.node != k_none) {
+      return false;
+    }
+    const Tried& t = tried[p];
+    if (t.gen == 0 || t.pending_since != ps.pending_since) {
+      return true;
+    }
+    const Group& g = groups[group_of_pod(p)];
+    return t.gen != (g.retry_on_any_change ? gen_any : gen_capacity);
+  }
+
+  void mark_failed(PodIndex p)
+  {
+    const Group& g = groups[group_of_pod(p)];
+    tried[p] = {g.retry_on_any_change ? gen_any : gen_capacity, cluster->pod(p).pending_since};
+  }
+
+  void pass(const cluster::Cluster& c, std::span<const PodIndex> candidates, const BindFn& bind)
+  {
+    sync(c);
+    using Key = std::tuple<std::int32_t, SimTime, PodIndex>; // (-priority, pending_since, index)
+    std::vector<Key> queue;
+    queue.reserve(candidates.size());
+    for (const auto p : candidates) {
+      if (p < c.pods().size() && should_try(p)) {
+        const auto& ps = c.pod(p);
+        const std::int32_t priority = ps.pod.spec ? ps.pod.spec->priority : 0;
+        queue.emplace_back(-priority, ps.pending_since, p);
+      }
+    }
+    std::sort(queue.begin(), queue.end());
+    queue.erase(std::unique(queue.begin(), queue.end()), queue.end());
+    failed_equivalent.clear();
+    for (const auto& [neg_priority, since, p] : queue) {
+      const auto& ps = c.pod(p);
+      if (ps.phase != cluster::PodPhase::pending || ps.node != k_none) {
+        continue;
+      }
+      const auto gid = group_of_pod(p);
+      // A pod identical to one that found no node in this pass cannot find one either: since then
+      // there were only bindings, which never help pods without hard spread / required affinity.
+      const bool equivalence = !groups[gid].retry_on_any_change && ps.pod.node_name.empty();
+      EquivalenceKey key{gid, ps.pod.requests};
+      if (equivalence && failed_equivalent.count(key) != 0) {
+        mark_failed(p);
+        continue;
+      }
+      prepare(ps.pod, nullptr);
+      const NodeIndex node = schedule_prepared(ps.nominated, true);
+      if (node == k_none) {
+        mark_failed(p);
+        if (equivalence) {
+          failed_equivalent.insert(key);
+        }
+        continue;
+      }
+      bind(p, node);
+      sync(c);
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+KubeScheduler::KubeScheduler(SchedulerConfig config) : m_state(std::make_unique<State>(std::move(config))) {}
+
+KubeScheduler::~KubeScheduler() = default;
+KubeScheduler::KubeScheduler(KubeScheduler&&) noexcept = default;
+KubeScheduler& KubeScheduler::operator=(KubeScheduler&&) noexcept = default;
+
+const SchedulerConfig& KubeScheduler::config() const
+{
+  return m_state->config;
+}
+
+std::vector<Binding> KubeScheduler::bind_pending(cluster::Cluster& cluster, SimTime now, const BindFn& on_bound)
+{
+  std::vector<Binding> out;
+  const std::vector<PodIndex> pending = cluster.pending();
+  m_state->pass(cluster, pending, [&](PodIndex pod, NodeIndex node) {
+    cluster.bind(pod, node, now);
+    out.push_back({pod, node});
+    if (on_bound) {
+      on_bound(pod, node);
+    }
+  });
+  return out;
+}
+
+void KubeScheduler::place(const cluster::Cluster& cluster, std::span<const cluster::PodIndex> candidates,
+                          const BindFn& bind)
+{
+  const std::vector<PodIndex> copy(candidates.begin(), candidates.end());
+  m_state->pass(cluster, copy, bind);
+}
+
+bool KubeScheduler::feasible(const cluster::Cluster& cluster, const model::Pod& pod, cluster::NodeIndex node)
+{
+  auto& s = *m_state;
+  s.sync(cluster);
+  CAPSIM_CHECK(node < cluster.nodes().size(), "feasible: node index out of range");
+  s.prepare(pod, nullptr);
+  return s.filter(node) == Verdict::ok;
+}
+
+bool KubeScheduler::feasible(const cluster::Cluster& cluster, const model::Pod& pod, const cluster::NodeState& node)
+{
+  auto& s = *m_state;
+  s.sync(cluster);
+  s.prepare(pod, &node);
+  return s.filter_extra() == Verdict::ok;
+}
+
+FilterResult KubeScheduler::check(const cluster::Cluster& cluster, const model::Pod& pod, cluster::NodeIndex node)
+{
+  auto& s = *m_state;
+  s.sync(cluster);
+  CAPSIM_CHECK(node < cluster.nodes().size(), "check: node index out of range");
+  s.prepare(pod, nullptr);
+  return s.result_of(s.filter(node), node);
+}
+
+FilterResult KubeScheduler::check(const cluster::Cluster& cluster, const model::Pod& pod,
+                                  const cluster::NodeState& node)
+{
+  auto& s = *m_state;
+  s.sync(cluster);
+  s.prepare(pod, &node);
+  return s.result_of(s.filter_extra(), k_extra);
+}
+
+cluster::NodeIndex KubeScheduler::select_node(const cluster::Cluster& cluster, const model::Pod& pod)
+{
+  auto& s = *m_state;
+  s.sync(cluster);
+  s.prepare(pod, nullptr);
+  return s.schedule_prepared(k_none, false);
+}
+
+std::vector<NodeScore> KubeScheduler::score_nodes(const cluster::Cluster& cluster, const model::Pod& pod)
+{
+  auto& s = *m_state;
+  s.sync(cluster);
+  s.prepare(pod, nullptr);
+  std::vector<NodeIndex> nodes;
+  for (const auto n : s.order) {
+    if (s.filter(n) == Verdict::ok) {
+      nodes.push_back(n);
+    }
+  }
+  std::sort(nodes.begin(), nodes.end());
+  std::vector<NodeScore> out;
+  if (nodes.empty()) {
+    return out;
+  }
+  s.score(nodes);
+  const auto& w = s.config.weights;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    NodeScore ns;
+    ns.node = nodes[i];
+    ns.node_resources_fit = s.s_fit[i];
+    ns.balanced_allocation = s.s_bal[i];
+    ns.taint_toleration = s.s_taint[i];
+    ns.node_affinity = s.s_naff[i];
+    ns.pod_topology_spread = s.s_tsc[i];
+    ns.inter_pod_affinity = s.s_ipa[i];
+    ns.total = w.node_resources_fit * ns.node_resources_fit + w.balanced_allocation * ns.balanced_allocation
+               + w.taint_toleration * ns.taint_toleration + w.node_affinity * ns.node_affinity
+               + w.pod_topology_spread * ns.pod_topology_spread + w.inter_pod_affinity * ns.inter_pod_affinity;
+    out.push_back(ns);
+  }
+  return out;
+}
+
+std::string KubeScheduler::explain(const cluster::Cluster& cluster, const model::Pod& pod)
+{
+  auto& s = *m_state;
+  s.sync(cluster);
+  s.prepare(pod, nullptr);
+  std::map<std::string, std::size_t> histogram;
+  std::size_t feasible = 0;
+  for (const auto n : s.order) {
+    const Verdict v = s.filter(n);
+    if (v == Verdict::ok) {
+      ++feasible;
+      continue;
+    }
+    for (auto& r : s.reasons(v, n)) {
+      ++histogram[std::move(r)];
+    }
+  }
+  const std::size_t all = s.order.size();
+  if (feasible > 0) {
+    return fmt::format("{}/{} nodes are available", feasible, all);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [text, count] : histogram) {
+    parts.push_back(fmt::format("{} {}", count, text));
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string out = fmt::format("0/{} nodes are available", all);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    out += (i == 0 ? ": " : ", ") + parts[i];
+  }
+  return out + ".";
+}
+
+} // namespace capsim::scheduling

@@ -1,0 +1,303 @@
+// Binding passes: queue order, sampling rotation, retries, nominated nodes, callbacks and
+// determinism.
+
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace capsim;
+using namespace capsim::test;
+using scheduling::Binding;
+using scheduling::KubeScheduler;
+using scheduling::SchedulerConfig;
+
+TEST_CASE("Queue order: priority descending, then pending since, then index", "[scheduling][queue]")
+{
+  Cluster c;
+  add_node(c, "only", 1000, 16 * k_gi);
+  const auto low = make_spec([](auto& sp) { sp.priority = 0; });
+  const auto high = make_spec([](auto& sp) { sp.priority = 100; });
+  SECTION("a higher priority pod that became pending later goes first")
+  {
+    const auto first = pending_pod(c, "low", low, 800, 0, 0);
+    const auto second = pending_pod(c, "high", high, 800, 0, 5);
+    KubeScheduler s;
+    const auto b = s.bind_pending(c, 10);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].pod == second);
+    CHECK(c.pod(first).phase == cluster::PodPhase::pending);
+  }
+  SECTION("same priority: the pod pending longest goes first")
+  {
+    pending_pod(c, "newer", low, 800, 0, 5);
+    const auto older = pending_pod(c, "older", low, 800, 0, 1);
+    KubeScheduler s;
+    const auto b = s.bind_pending(c, 10);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].pod == older);
+  }
+  SECTION("same priority and time: the lower pod index goes first")
+  {
+    const auto a = pending_pod(c, "a", low, 800, 0, 3);
+    pending_pod(c, "b", low, 800, 0, 3);
+    KubeScheduler s;
+    const auto b = s.bind_pending(c, 10);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].pod == a);
+  }
+}
+
+TEST_CASE("Sampling rotates the start node like nextStartNodeIndex", "[scheduling][queue]")
+{
+  Cluster c;
+  for (int i = 0; i < 200; ++i) {
+    add_node(c, "n" + std::to_string(i), 4000, 16 * k_gi);
+  }
+  const auto spec = make_spec();
+  for (int i = 0; i < 4; ++i) {
+    pending_pod(c, "p" + std::to_string(i), spec, 100, 100 * 1024 * 1024, i);
+  }
+  // 200 nodes: 100 feasible nodes are enough (50% - 1% = 49% is below the floor of 100). The first
+  // pod scores nodes 0..99 and the second 100..199; ties go to the lowest index.
+  KubeScheduler s;
+  const auto b = s.bind_pending(c, 10);
+  REQUIRE(b.size() == 4);
+  CHECK(b[0].node == 0);
+  CHECK(b[1].node == 100);
+  CHECK(b[2].node == 1);
+  CHECK(b[3].node == 101);
+  SECTION("select_node does not advance the rotation")
+  {
+    const auto probe = make_pod("probe", spec, 100, 0);
+    const auto n1 = s.select_node(c, probe);
+    const auto n2 = s.select_node(c, probe);
+    CHECK(n1 == 2);
+    CHECK(n2 == 2);
+  }
+  SECTION("percentageOfNodesToScore 100 scores every node")
+  {
+    Cluster d;
+    for (int i = 0; i < 200; ++i) {
+      add_node(d, "n" + std::to_string(i), 4000, 16 * k_gi);
+    }
+    for (int i = 0; i < 2; ++i) {
+      pending_pod(d, "p" + std::to_string(i), spec, 100, 100 * 1024 * 1024, i);
+    }
+    SchedulerConfig cfg;
+    cfg.percentage_of_nodes_to_score = 100;
+    KubeScheduler all(cfg);
+    const auto bd = all.bind_pending(d, 10);
+    REQUIRE(bd.size() == 2);
+    CHECK(bd[0].node == 0);
+    CHECK(bd[1].node == 1);
+  }
+}
+
+TEST_CASE("Unschedulable pods stay pending and are retried when the cluster changes", "[scheduling][queue]")
+{
+  Cluster c;
+  const auto n = add_node(c, "n", 2000, 16 * k_gi);
+  const auto blocker = bind_pod(c, "blocker", make_spec(), n, 1500, 0);
+  const auto spec = make_spec();
+  std::vector<PodIndex> waiting;
+  for (int i = 0; i < 3; ++i) {
+    waiting.push_back(pending_pod(c, "w" + std::to_string(i), spec, 1000, 0, i));
+  }
+  KubeScheduler s;
+  CHECK(s.bind_pending(c, 10).empty());
+  CHECK(s.bind_pending(c, 11).empty());
+  CHECK(c.pending().size() == 3);
+  SECTION("a pod leaving the node frees room for two of them")
+  {
+    c.unbind(blocker, 12);
+    c.pod_mut(blocker).phase = cluster::PodPhase::finished;
+    const auto b = s.bind_pending(c, 12);
+    REQUIRE(b.size() == 2);
+    CHECK(b[0].pod == waiting[0]);
+    CHECK(b[1].pod == waiting[1]);
+    CHECK(c.pending() == std::vector<PodIndex>{waiting[2]});
+  }
+  SECTION("a new Ready node takes them")
+  {
+    add_node(c, "m", 4000, 16 * k_gi);
+    CHECK(s.bind_pending(c, 12).size() == 3);
+  }
+  SECTION("an evicted pod queues behind the pods pending longer")
+  {
+    const auto m = add_node(c, "m", 1000, 16 * k_gi);
+    const auto b = s.bind_pending(c, 12);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0] == Binding{waiting[0], m});
+    c.unbind(waiting[0], 13);
+    c.set_pending(waiting[0], 13);
+    const auto again = s.bind_pending(c, 13);
+    REQUIRE(again.size() == 1);
+    CHECK(again[0] == Binding{waiting[1], m});
+    CHECK(c.pod(waiting[0]).phase == cluster::PodPhase::pending);
+  }
+}
+
+TEST_CASE("Nominated node preference is optional", "[scheduling][queue]")
+{
+  Cluster c;
+  add_node(c, "empty", 4000, 16 * k_gi);
+  const auto busy = add_node(c, "busy", 4000, 16 * k_gi);
+  bind_pod(c, "existing", make_spec(), busy, 2000, 4 * k_gi);
+  const auto p = pending_pod(c, "p", make_spec(), 500, k_gi);
+  c.pod_mut(p).nominated = busy;
+  SECTION("off by default: scoring decides")
+  {
+    KubeScheduler s;
+    const auto b = s.bind_pending(c, 10);
+    REQUIRE(b.size() == 1);
+    CHECK(c.node(b[0].node).name == "empty");
+  }
+  SECTION("on: the nominated node is taken when it passes the filters")
+  {
+    SchedulerConfig cfg;
+    cfg.prefer_nominated = true;
+    KubeScheduler s(cfg);
+    const auto b = s.bind_pending(c, 10);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0].node == busy);
+  }
+  SECTION("on, but the nominated node does not fit: scoring decides")
+  {
+    c.node_mut(busy).lifecycle = cluster::NodeLifecycle::registered;
+    SchedulerConfig cfg;
+    cfg.prefer_nominated = true;
+    KubeScheduler s(cfg);
+    const auto b = s.bind_pending(c, 10);
+    REQUIRE(b.size() == 1);
+    CHECK(c.node(b[0].node).name == "empty");
+  }
+}
+
+TEST_CASE("Pods with spec.nodeName go only to that node", "[scheduling][queue]")
+{
+  Cluster c;
+  add_node(c, "a", 4000, 16 * k_gi);
+  const auto b = add_node(c, "b", 4000, 16 * k_gi);
+  auto pod = make_pod("pinned", make_spec(), 100, 0);
+  pod.node_name = "b";
+  const auto p = c.add_pod(pod);
+  c.set_pending(p, 0);
+  KubeScheduler s;
+  const auto out = s.bind_pending(c, 1);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].node == b);
+}
+
+TEST_CASE("Callbacks see each binding applied before the next pod", "[scheduling][queue]")
+{
+  Cluster c;
+  add_node(c, "a", 4000, 16 * k_gi);
+  add_node(c, "b", 4000, 16 * k_gi);
+  const auto spec = make_spec();
+  for (int i = 0; i < 4; ++i) {
+    pending_pod(c, "p" + std::to_string(i), spec, 1000, 0, i);
+  }
+  SECTION("bind_pending binds, then calls on_bound")
+  {
+    KubeScheduler s;
+    std::vector<Binding> seen;
+    const auto out = s.bind_pending(c, 10, [&](PodIndex pod, NodeIndex node) {
+      CHECK(c.pod(pod).node == node);
+      CHECK(c.pod(pod).phase == cluster::PodPhase::bound);
+      seen.push_back({pod, node});
+    });
+    CHECK(seen == out);
+    CHECK(c.node(0).pods.size() == 2);
+    CHECK(c.node(1).pods.size() == 2);
+  }
+  SECTION("place() leaves the binding to the engine's callback")
+  {
+    KubeScheduler s;
+    const std::vector<PodIndex> candidates = c.pending();
+    std::size_t calls = 0;
+    s.place(c, candidates, [&](PodIndex pod, NodeIndex node) {
+      c.bind(pod, node, 10);
+      ++calls;
+    });
+    CHECK(calls == 4);
+    CHECK(c.pending().empty());
+    CHECK(c.node(0).pods.size() == 2);
+    CHECK(c.node(1).pods.size() == 2);
+  }
+}
+
+TEST_CASE("Binding passes are deterministic", "[scheduling][queue]")
+{
+  const auto build = [](Cluster& c) {
+    const std::string zone(model::labels::k_zone);
+    const char* zones[] = {"a", "b", "c"};
+    for (int i = 0; i < 30; ++i) {
+      add_node(c, "n" + std::to_string(i), 2000 + 1000 * (i % 4), (4 + 4 * (i % 3)) * k_gi,
+               {{zone, zones[i % 3]}});
+    }
+    const auto web = labelled({{"app", "web"}}, [&](auto& sp) {
+      sp.owner = model::OwnerKind::replica_set;
+      sp.topology_spread = {spread(1, zone, true, match_labels({{"app", "web"}}))};
+    });
+    const auto batch = labelled({{"app", "batch"}}, [](auto& sp) { sp.owner = model::OwnerKind::job; });
+    const auto cache = labelled({{"app", "cache"}}, [&](auto& sp) {
+      sp.owner = model::OwnerKind::replica_set;
+      sp.pod_anti_affinity_required = {
+          affinity_term(match_labels({{"app", "cache"}}), std::string(model::labels::k_hostname))};
+    });
+    for (int i = 0; i < 120; ++i) {
+      const auto& spec = i % 3 == 0 ? web : (i % 3 == 1 ? batch : cache);
+      pending_pod(c, "p" + std::to_string(i), spec, 100 + 37 * (i % 11), (128 + 64 * (i % 7)) * 1024 * 1024, i % 17);
+    }
+  };
+  Cluster c1;
+  Cluster c2;
+  build(c1);
+  build(c2);
+  KubeScheduler s1;
+  KubeScheduler s2;
+  const auto b1 = s1.bind_pending(c1, 100);
+  const auto b2 = s2.bind_pending(c2, 100);
+  CHECK(b1 == b2);
+  CHECK_FALSE(b1.empty());
+  // The constraints hold in the result: web spread with skew <= 1 over zones, one cache pod per
+  // node, no node over its allocatable.
+  std::map<std::string, int> web_per_zone{{"a", 0}, {"b", 0}, {"c", 0}};
+  for (const auto& n : c1.nodes()) {
+    int cache = 0;
+    for (const auto p : n.pods) {
+      const auto& app = c1.pod(p).pod.spec->labels.at("app");
+      web_per_zone[n.zone] += app == "web" ? 1 : 0;
+      cache += app == "cache" ? 1 : 0;
+    }
+    CHECK(cache <= 1);
+    CHECK(n.requested.fits_in(n.allocatable));
+  }
+  const auto [lo, hi] = std::minmax_element(web_per_zone.begin(), web_per_zone.end(),
+                                            [](const auto& x, const auto& y) { return x.second < y.second; });
+  CHECK(hi->second - lo->second <= 1);
+  // Departures and a second pass stay identical too.
+  for (PodIndex p = 0; p < c1.pods().size(); p += 5) {
+    if (c1.pod(p).node != cluster::k_none) {
+      c1.unbind(p, 200);
+      c2.unbind(p, 200);
+      c1.pod_mut(p).phase = cluster::PodPhase::finished;
+      c2.pod_mut(p).phase = cluster::PodPhase::finished;
+    }
+  }
+  CHECK(s1.bind_pending(c1, 200) == s2.bind_pending(c2, 200));
+}
+
+TEST_CASE("A scheduler handed another cluster rebuilds its indexes", "[scheduling][queue]")
+{
+  Cluster c;
+  const auto n = add_node(c, "n", 1000, 16 * k_gi);
+  KubeScheduler s;
+  const auto pod = make_pod("p", make_spec(), 800, 0);
+  CHECK(s.feasible(c, pod, n));
+  Cluster copy = c;
+  bind_pod(copy, "filler", make_spec(), n, 500, 0);
+  CHECK_FALSE(s.feasible(copy, pod, n));
+  CHECK(s.feasible(c, pod, n));
+  CHECK_FALSE(s.feasible(copy, pod, n));
+}

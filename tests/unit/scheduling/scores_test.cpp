@@ -1,0 +1,274 @@
+// Score plugins: formulas against upstream's tables (kubernetes/kubernetes
+// pkg/scheduler/framework/plugins/{noderesources,tainttoleration,nodeaffinity}/*_test.go), and the
+// direction each score pushes real placements in.
+
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace capsim;
+using namespace capsim::test;
+using scheduling::KubeScheduler;
+using scheduling::NodeScore;
+using scheduling::SchedulerConfig;
+using scheduling::ScoringStrategy;
+
+TEST_CASE("LeastAllocated and MostAllocated formulas (upstream TestLeastAllocatedScoringStrategy / "
+          "TestMostAllocatedScoringStrategy)",
+          "[scheduling][scores]")
+{
+  using scheduling::resource_fit_score;
+  const auto least = ScoringStrategy::least_allocated;
+  const auto most = ScoringStrategy::most_allocated;
+  SECTION("nothing scheduled, resources requested, differently sized nodes")
+  {
+    // Pod requests cpu 3000, memory 5000 (two containers of 1000/2000 and 2000/3000).
+    CHECK(resource_fit_score(least, 3000, 4000, 5000, 10000) == 37);
+    CHECK(resource_fit_score(least, 3000, 6000, 5000, 10000) == 50);
+    CHECK(resource_fit_score(most, 3000, 4000, 5000, 10000) == 62);
+    CHECK(resource_fit_score(most, 3000, 6000, 5000, 10000) == 50);
+  }
+  SECTION("resources requested, pods scheduled with resources")
+  {
+    CHECK(resource_fit_score(least, 6000, 10000, 5000, 20000) == 57);
+    CHECK(resource_fit_score(least, 6000, 10000, 10000, 20000) == 45);
+    CHECK(resource_fit_score(least, 6000, 10000, 10000, 50000) == 60);
+  }
+  SECTION("requested resources exceed node capacity")
+  {
+    CHECK(resource_fit_score(least, 6000, 4000, 0, 10000) == 50);
+    CHECK(resource_fit_score(least, 6000, 4000, 5000, 10000) == 25);
+    CHECK(resource_fit_score(most, 6000, 4000, 5000, 10000) == 75); // requested capped at capacity
+  }
+  SECTION("zero node resources, pods scheduled with resources")
+  {
+    CHECK(resource_fit_score(least, 3000, 0, 5000, 0) == 0);
+    CHECK(resource_fit_score(most, 3000, 0, 5000, 0) == 0);
+  }
+}
+
+TEST_CASE("BalancedAllocation formula (upstream TestNodeResourcesBalancedAllocation)", "[scheduling][scores]")
+{
+  using scheduling::balanced_allocation_score;
+  SECTION("nothing scheduled, resources requested, differently sized nodes")
+  {
+    CHECK(balanced_allocation_score(3000, 4000, 5000, 10000) == 87);
+    CHECK(balanced_allocation_score(3000, 6000, 5000, 10000) == 100);
+  }
+  SECTION("resources requested, pods scheduled with resources")
+  {
+    // node1: cpu 6000/10000 = 0.6, memory 5000/20000 = 0.25 -> 1 - 0.175 = 82
+    // node2: cpu 6000/10000 = 0.6, memory 10000/20000 = 0.5 -> 1 - 0.05 = 95
+    CHECK(balanced_allocation_score(6000, 10000, 5000, 20000) == 82);
+    CHECK(balanced_allocation_score(6000, 10000, 10000, 20000) == 95);
+  }
+  SECTION("requested resources at node capacity")
+  {
+    CHECK(balanced_allocation_score(6000, 6000, 10000, 10000) == 100);
+  }
+}
+
+TEST_CASE("Score normalizations", "[scheduling][scores]")
+{
+  SECTION("DefaultNormalizeScore, reversed for TaintToleration")
+  {
+    std::vector<std::int64_t> s{0, 1, 2};
+    scheduling::default_normalize(s, true);
+    CHECK(s == std::vector<std::int64_t>{100, 50, 0});
+    std::vector<std::int64_t> zeros{0, 0};
+    scheduling::default_normalize(zeros, true);
+    CHECK(zeros == std::vector<std::int64_t>{100, 100});
+    std::vector<std::int64_t> weights{2, 0, 8};
+    scheduling::default_normalize(weights, false);
+    CHECK(weights == std::vector<std::int64_t>{25, 0, 100});
+  }
+  SECTION("PodTopologySpread: 100 * (max + min - s) / max, ignored nodes 0")
+  {
+    std::vector<std::int64_t> s{4, 2, 0, 5};
+    std::vector<std::uint8_t> ignored{0, 0, 0, 0};
+    scheduling::topology_spread_normalize(s, ignored);
+    CHECK(s == std::vector<std::int64_t>{20, 60, 100, 0});
+    std::vector<std::int64_t> t{3, 7};
+    std::vector<std::uint8_t> ign{0, 1};
+    scheduling::topology_spread_normalize(t, ign);
+    CHECK(t == std::vector<std::int64_t>{100, 0});
+  }
+  SECTION("InterPodAffinity: min-max over the scored nodes")
+  {
+    std::vector<std::int64_t> s{24, 12, 24, 24, 12};
+    scheduling::inter_pod_affinity_normalize(s);
+    CHECK(s == std::vector<std::int64_t>{100, 0, 100, 100, 0});
+    std::vector<std::int64_t> neg{-5, 0, 5};
+    scheduling::inter_pod_affinity_normalize(neg);
+    CHECK(neg == std::vector<std::int64_t>{0, 50, 100});
+  }
+}
+
+TEST_CASE("percentageOfNodesToScore", "[scheduling][scores]")
+{
+  using scheduling::num_feasible_nodes_to_find;
+  CHECK(num_feasible_nodes_to_find(0, 50) == 50);
+  CHECK(num_feasible_nodes_to_find(0, 100) == 100);
+  CHECK(num_feasible_nodes_to_find(0, 500) == 230);
+  CHECK(num_feasible_nodes_to_find(0, 1000) == 420);
+  CHECK(num_feasible_nodes_to_find(0, 5000) == 500);
+  CHECK(num_feasible_nodes_to_find(0, 10000) == 500);
+  CHECK(num_feasible_nodes_to_find(10, 500) == 100);
+  CHECK(num_feasible_nodes_to_find(100, 500) == 500);
+}
+
+TEST_CASE("TaintToleration score (upstream TestTaintTolerationScore)", "[scheduling][scores]")
+{
+  using model::TaintEffect;
+  KubeScheduler s;
+  SECTION("node with taints tolerated by the pod, gets a higher score than those node with intolerable taints")
+  {
+    Cluster c;
+    add_node(c, "nodeA", 4000, 4 * k_gi, {}, 110, {{"foo", "bar", TaintEffect::prefer_no_schedule}});
+    add_node(c, "nodeB", 4000, 4 * k_gi, {}, 110, {{"foo", "blah", TaintEffect::prefer_no_schedule}});
+    const auto pod = make_pod("p", make_spec([](auto& sp) {
+                                sp.tolerations = {toleration("foo", "bar", TaintEffect::prefer_no_schedule)};
+                              }),
+                              100, 100);
+    const auto scores = plugin_scores(s, c, pod, &NodeScore::taint_toleration);
+    CHECK(scores.at("nodeA") == 100);
+    CHECK(scores.at("nodeB") == 0);
+  }
+  SECTION("the more intolerable taints a node has, the lower score it gets.")
+  {
+    Cluster c;
+    add_node(c, "nodeA", 4000, 4 * k_gi);
+    add_node(c, "nodeB", 4000, 4 * k_gi, {}, 110, {{"cpu-type", "arm64", TaintEffect::prefer_no_schedule}});
+    add_node(c, "nodeC", 4000, 4 * k_gi, {}, 110,
+             {{"cpu-type", "arm64", TaintEffect::prefer_no_schedule},
+              {"disk-type", "ssd", TaintEffect::prefer_no_schedule}});
+    const auto pod = make_pod("p", make_spec([](auto& sp) {
+                                sp.tolerations = {toleration("foo", "bar", TaintEffect::prefer_no_schedule)};
+                              }),
+                              100, 100);
+    const auto scores = plugin_scores(s, c, pod, &NodeScore::taint_toleration);
+    CHECK(scores.at("nodeA") == 100);
+    CHECK(scores.at("nodeB") == 50);
+    CHECK(scores.at("nodeC") == 0);
+  }
+  SECTION("only taints and tolerations that have effect PreferNoSchedule are checked by prioritizer function")
+  {
+    Cluster c;
+    add_node(c, "nodeA", 4000, 4 * k_gi, {}, 110, {{"cpu-type", "arm64", TaintEffect::no_schedule}});
+    add_node(c, "nodeB", 4000, 4 * k_gi, {}, 110, {{"cpu-type", "arm64", TaintEffect::prefer_no_schedule}});
+    const auto pod = make_pod("p", make_spec([](auto& sp) {
+                                sp.tolerations = {toleration("cpu-type", "arm64", TaintEffect::no_schedule)};
+                              }),
+                              100, 100);
+    const auto scores = plugin_scores(s, c, pod, &NodeScore::taint_toleration);
+    CHECK(scores.at("nodeA") == 100);
+    CHECK(scores.at("nodeB") == 0);
+  }
+}
+
+TEST_CASE("NodeAffinity score: preferred terms (upstream TestNodeAffinityPriority)", "[scheduling][scores]")
+{
+  KubeScheduler s;
+  Cluster c;
+  add_node(c, "node1", 4000, 4 * k_gi, {{"foo", "bar"}});
+  add_node(c, "node2", 4000, 4 * k_gi, {{"key", "value"}});
+  add_node(c, "node3", 4000, 4 * k_gi, {{"foo", "bar"}, {"key", "value"}, {"az", "az1"}});
+  SECTION("all nodes are same priority as NodeAffinity is nil")
+  {
+    const auto scores = plugin_scores(s, c, make_pod("p", make_spec(), 100, 100), &NodeScore::node_affinity);
+    CHECK(scores.at("node1") == 0);
+    CHECK(scores.at("node2") == 0);
+    CHECK(scores.at("node3") == 0);
+  }
+  SECTION("the node which matches the most preferred terms gets the highest score")
+  {
+    const auto pod = make_pod("p", make_spec([](auto& sp) {
+                                sp.preferred_node_affinity = {
+                                    {2, {{req("foo", model::Operator::in, {"bar"})}}},
+                                    {4, {{req("key", model::Operator::in, {"value"})}}},
+                                    {5, {{req("foo", model::Operator::in, {"bar"}), req("key", model::Operator::in, {"value"}),
+                                          req("az", model::Operator::in, {"az1"})}}},
+                                };
+                              }),
+                              100, 100);
+    const auto scores = plugin_scores(s, c, pod, &NodeScore::node_affinity);
+    // Raw 2, 4, 11 normalized by the maximum 11.
+    CHECK(scores.at("node1") == 18);
+    CHECK(scores.at("node2") == 36);
+    CHECK(scores.at("node3") == 100);
+  }
+}
+
+TEST_CASE("Score direction in real placements", "[scheduling][scores]")
+{
+  const auto spec = make_spec();
+  const auto setup = [&](Cluster& c) {
+    add_node(c, "a", 4000, 16 * k_gi);
+    add_node(c, "b", 4000, 16 * k_gi);
+    add_node(c, "c", 4000, 16 * k_gi);
+    for (int i = 0; i < 3; ++i) {
+      pending_pod(c, "p" + std::to_string(i), spec, 500, k_gi, i);
+    }
+  };
+  SECTION("LeastAllocated spreads pods over empty nodes")
+  {
+    Cluster c;
+    setup(c);
+    KubeScheduler s;
+    const auto bindings = s.bind_pending(c, 10);
+    REQUIRE(bindings.size() == 3);
+    CHECK(c.node(0).pods.size() == 1);
+    CHECK(c.node(1).pods.size() == 1);
+    CHECK(c.node(2).pods.size() == 1);
+  }
+  SECTION("MostAllocated packs them on one node")
+  {
+    Cluster c;
+    setup(c);
+    SchedulerConfig cfg;
+    cfg.strategy = ScoringStrategy::most_allocated;
+    KubeScheduler s(cfg);
+    const auto bindings = s.bind_pending(c, 10);
+    REQUIRE(bindings.size() == 3);
+    CHECK(c.node(0).pods.size() == 3);
+    CHECK(c.node(1).pods.empty());
+    CHECK(c.node(2).pods.empty());
+  }
+  SECTION("a PreferNoSchedule taint is avoided even when the other node is busier")
+  {
+    Cluster c;
+    add_node(c, "tainted", 4000, 16 * k_gi, {}, 110, {{"spot", "", model::TaintEffect::prefer_no_schedule}});
+    const auto busy = add_node(c, "busy", 4000, 16 * k_gi);
+    bind_pod(c, "existing", make_spec(), busy, 1500, 4 * k_gi);
+    pending_pod(c, "p", spec, 500, k_gi);
+    KubeScheduler s;
+    const auto bindings = s.bind_pending(c, 10);
+    REQUIRE(bindings.size() == 1);
+    CHECK(c.node(bindings[0].node).name == "busy");
+  }
+  SECTION("a preferred node-affinity term is honoured over a less loaded node")
+  {
+    Cluster c;
+    add_node(c, "empty", 4000, 16 * k_gi);
+    const auto preferred = add_node(c, "preferred", 4000, 16 * k_gi, {{"disk", "ssd"}});
+    bind_pod(c, "existing", make_spec(), preferred, 1000, 2 * k_gi);
+    pending_pod(c, "p", make_spec([](auto& sp) {
+                  sp.preferred_node_affinity = {{50, {{req("disk", model::Operator::in, {"ssd"})}}}};
+                }),
+                500, k_gi);
+    KubeScheduler s;
+    const auto bindings = s.bind_pending(c, 10);
+    REQUIRE(bindings.size() == 1);
+    CHECK(c.node(bindings[0].node).name == "preferred");
+  }
+  SECTION("best-effort pods skip BalancedAllocation (upstream issue 129138)")
+  {
+    Cluster c;
+    setup(c);
+    KubeScheduler s;
+    const auto scores = plugin_scores(s, c, make_pod("be", make_spec()), &NodeScore::balanced_allocation);
+    CHECK(scores.at("a") == 0);
+    CHECK(scores.at("b") == 0);
+    CHECK(scores.at("c") == 0);
+  }
+}
