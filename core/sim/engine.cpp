@@ -703,6 +703,7 @@ report::EngineResult Engine::run(Controller& controller)
     m_queue.push(0, Phase::sample, EventKind::timeline_sample, 0);
   }
   m_controller_triggered = true;
+  m_controller_next = 0; // the controller's first look is at t=0, even with no event then
   double last_progress = -1;
   while (true) {
     SimTime next = m_input.end + 1;

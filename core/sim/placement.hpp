@@ -3,16 +3,18 @@
 #include "core/base/units.hpp"
 #include "core/cluster/cluster.hpp"
 #include "core/model/pod.hpp"
+#include "core/scheduling/kube_scheduler.hpp"
 
 #include <functional>
 #include <vector>
 
 namespace capsim::sim {
 
-// State kept by the kube-scheduler model between binding passes (sampling rotation, caches).
+// The kube-scheduler model the engine binds pods with, kept between binding passes (its
+// incremental indexes follow the cluster's change log).
 struct PlacerState
 {
-  std::size_t next_start_node = 0;
+  scheduling::KubeScheduler scheduler;
 };
 
 // The kube-scheduler's binding pass over `pods` (pending pods to try): each feasible pod is
