@@ -136,11 +136,15 @@ void Engine::add_initial_state()
     n.registered_at = 0;
     n.ready_at = 0;
     n.do_not_disrupt = in.do_not_disrupt;
-    switch (in.owner) {
-    case model::InitialNode::Owner::node_pool:
-      n.owner = NodeOwner::node_pool;
+    // A node belongs to the engine that manages its pool: a Karpenter run adopts nodes of its
+    // NodePools, a Cluster Autoscaler run those of its NodeGroups; the rest are static.
+    const bool karpenter = m_controller != nullptr && m_controller->name() == "karpenter";
+    const std::string& pool_label = in.node_pool.empty() && in.owner == model::InitialNode::Owner::node_pool ? in.owner_pool : in.node_pool;
+    const std::string& group_label = in.node_group.empty() && in.owner == model::InitialNode::Owner::node_group ? in.owner_pool : in.node_group;
+    if (karpenter && !pool_label.empty()) {
       for (std::uint32_t i = 0; i < sc.node_pools.size(); ++i) {
-        if (sc.node_pools[i].name == in.owner_pool) {
+        if (sc.node_pools[i].name == pool_label) {
+          n.owner = NodeOwner::node_pool;
           n.pool = i;
           n.template_hash = sc.node_pools[i].template_hash;
           if (sc.node_pools[i].expire_after != k_never) {
@@ -148,18 +152,13 @@ void Engine::add_initial_state()
           }
         }
       }
-      break;
-    case model::InitialNode::Owner::node_group:
-      n.owner = NodeOwner::node_group;
+    } else if (!karpenter && !group_label.empty()) {
       for (std::uint32_t i = 0; i < sc.node_groups.size(); ++i) {
-        if (sc.node_groups[i].name == in.owner_pool) {
+        if (sc.node_groups[i].name == group_label) {
+          n.owner = NodeOwner::node_group;
           n.pool = i;
         }
       }
-      break;
-    case model::InitialNode::Owner::static_node:
-      n.owner = NodeOwner::static_node;
-      break;
     }
     if (n.pool == k_none && n.owner != NodeOwner::static_node) {
       n.owner = NodeOwner::static_node;
@@ -812,7 +811,11 @@ report::EngineResult Engine::finish_result(Controller& controller)
     r.pods.pending_max_s = static_cast<double>(*std::max_element(v.begin(), v.end())) / 1000.0;
   }
   for (const auto& w : m_input.catalog->warnings()) {
-    r.warnings.push_back(w);
+    // Only warnings that change the numbers (stale prices); "types left out for lack of a
+    // price" is catalog housekeeping that `capsim catalog` shows.
+    if (w.find("stale") != std::string::npos || w.find("2020") != std::string::npos) {
+      r.warnings.push_back(w);
+    }
   }
   controller.finish(r);
   return r;
