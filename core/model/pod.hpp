@@ -41,6 +41,7 @@ struct PodSpec
   // karpenter.sh/do-not-disrupt: "true" => k_never; a duration => that long from pod start.
   Duration do_not_disrupt = 0;
   bool safe_to_evict_false = false; // cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
+  bool safe_to_evict_true = false;  // cluster-autoscaler.kubernetes.io/safe-to-evict: "true" (overrides CAS blockers)
   bool has_local_storage = false;   // emptyDir/hostPath volumes (CAS skip-nodes-with-local-storage)
   Duration termination_grace_period = 30 * k_second;
 };

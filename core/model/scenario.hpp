@@ -138,6 +138,18 @@ struct ClusterAutoscalerSettings
   bool use_real_allocatable = false; // templates from zero: capacity (CA's AWS default) or real allocatable
   bool rebalance_recommendation = false; // earlier notice than 2 minutes for spot
   Duration new_pod_scale_up_delay = 0;
+  // Further Cluster Autoscaler flags, with CA's defaults (core/cas).
+  std::int32_t max_drain_parallelism = 1;                  // --max-drain-parallelism
+  double scale_down_gpu_utilization_threshold = 0.5;       // --scale-down-gpu-utilization-threshold
+  bool ignore_daemonsets_utilization = false;              // --ignore-daemonsets-utilization
+  std::int32_t expendable_pods_priority_cutoff = -10;      // --expendable-pods-priority-cutoff
+  Duration unremovable_node_recheck_timeout = 5 * k_minute; // --unremovable-node-recheck-timeout
+  Duration initial_node_group_backoff_duration = 5 * k_minute;
+  Duration max_node_group_backoff_duration = 30 * k_minute;
+  Duration node_group_backoff_reset_timeout = 3 * k_hour;
+  Duration blocking_system_pod_disruption_timeout = k_hour; // --blocking-system-pod-distruption-timeout
+  Duration registration_latency = 0; // ASG launch: Node registered to Ready (launch_latency covers request to Ready)
+  Duration rebalance_lead_time = 10 * k_minute; // rebalance recommendation: drain this long before reclaim
 };
 
 struct SpotSettings

@@ -1,0 +1,144 @@
+#include "core/cas/pod_groups.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace capsim::cas {
+
+std::optional<std::string> controller_key(const model::Pod& pod)
+{
+  if (!pod.spec || pod.is_daemon) {
+    return std::nullopt;
+  }
+  const auto owner = pod.spec->owner;
+  if (owner == model::OwnerKind::none || owner == model::OwnerKind::daemon_set) {
+    return std::nullopt;
+  }
+  return pod.spec->namespace_ + "/" + pod.spec->template_name + "/" + std::to_string(static_cast<int>(owner));
+}
+
+bool same_scheduling_properties(const model::Pod& a, const model::Pod& b)
+{
+  return a.spec == b.spec && a.requests == b.requests;
+}
+
+std::vector<PodGroup> build_pod_groups(const std::vector<const model::Pod*>& pods)
+{
+  std::vector<PodGroup> groups;
+  // Per controller: (group index, representative) of its first groups.
+  std::map<std::string, std::vector<std::pair<std::size_t, const model::Pod*>>, std::less<>> by_controller;
+  for (const auto* pod : pods) {
+    const auto key = controller_key(*pod);
+    if (!key) {
+      groups.push_back(PodGroup{{pod}});
+      continue;
+    }
+    auto& egs = by_controller[*key];
+    bool matched = false;
+    for (const auto& [gid, rep] : egs) {
+      if (same_scheduling_properties(*pod, *rep)) {
+        groups[gid].pods.push_back(pod);
+        matched = true;
+        break;
+      }
+    }
+    if (matched) {
+      continue;
+    }
+    if (egs.size() < k_max_groups_per_controller) {
+      egs.emplace_back(groups.size(), pod);
+    }
+    groups.push_back(PodGroup{{pod}});
+  }
+  return groups;
+}
+
+const std::string* HintingSimulator::hint(const model::Pod* pod) const
+{
+  auto it = m_current.find(pod);
+  if (it != m_current.end()) {
+    return &it->second;
+  }
+  it = m_old.find(pod);
+  return it == m_old.end() ? nullptr : &it->second;
+}
+
+void HintingSimulator::drop_old_hints()
+{
+  m_old = std::move(m_current);
+  m_current.clear();
+}
+
+std::vector<std::optional<std::size_t>> HintingSimulator::try_schedule_pods(
+    Snapshot& snapshot, const std::vector<const model::Pod*>& pods, bool break_on_failure,
+    const std::function<bool(std::size_t)>& acceptable, NodeOrdering& ordering)
+{
+  std::vector<std::optional<std::size_t>> result(pods.size());
+  // groupByPriority: priorities descending; pods keep their order within a priority.
+  std::vector<std::size_t> order(pods.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const auto priority = [&](std::size_t i) { return pods[i]->spec ? pods[i]->spec->priority : 0; };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return priority(a) > priority(b); });
+
+  // Similar pods found unschedulable in this run, per controller (at most 10 per controller).
+  std::map<std::string, std::vector<const model::Pod*>, std::less<>> unschedulable;
+  std::size_t start = 0;
+  while (start < order.size()) {
+    std::size_t end = start;
+    while (end < order.size() && priority(order[end]) == priority(order[start])) {
+      ++end;
+    }
+    // With hints first.
+    std::vector<std::size_t> without_hints;
+    for (std::size_t k = start; k < end; ++k) {
+      const std::size_t i = order[k];
+      const std::string* h = hint(pods[i]);
+      if (h != nullptr) {
+        const std::size_t node = snapshot.find(*h);
+        if (node < snapshot.size() && (!acceptable || acceptable(node))
+            && check_predicates(snapshot, node, *pods[i]) == Filter::none) {
+          snapshot.add_pod(node, *pods[i]);
+          m_current[pods[i]] = *h;
+          result[i] = node;
+          continue;
+        }
+      }
+      without_hints.push_back(i);
+    }
+    for (const std::size_t i : without_hints) {
+      const auto key = controller_key(*pods[i]);
+      bool similar_failed = false;
+      if (key) {
+        auto it = unschedulable.find(*key);
+        if (it != unschedulable.end()) {
+          similar_failed = std::any_of(it->second.begin(), it->second.end(), [&](const model::Pod* p) {
+            return same_scheduling_properties(*p, *pods[i]);
+          });
+        }
+      }
+      std::optional<std::size_t> node;
+      if (!similar_failed) {
+        node = schedule_on_any(snapshot, *pods[i], acceptable, ordering);
+      }
+      if (node) {
+        m_current[pods[i]] = snapshot.node(*node).state->name;
+        result[i] = node;
+        continue;
+      }
+      if (!similar_failed && key) {
+        auto& list = unschedulable[*key];
+        if (list.size() < k_max_groups_per_controller) {
+          list.push_back(pods[i]);
+        }
+      }
+      if (break_on_failure) {
+        return result;
+      }
+    }
+    start = end;
+  }
+  return result;
+}
+
+} // namespace capsim::cas

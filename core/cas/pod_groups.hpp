@@ -1,0 +1,61 @@
+#pragma once
+
+#include "core/cas/predicates.hpp"
+#include "core/cas/snapshot.hpp"
+#include "core/model/pod.hpp"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace capsim::cas {
+
+// The controller a pod belongs to (drain.ControllerRef): "namespace/template/kind" for pods
+// of a ReplicaSet, StatefulSet or Job; nullopt for bare pods and DaemonSet pods.
+[[nodiscard]] std::optional<std::string> controller_key(const model::Pod& pod);
+
+// reflect.DeepEqual(labels) && PodSpecSemanticallyEqual(spec): pods built from the same
+// template with the same requests.
+[[nodiscard]] bool same_scheduling_properties(const model::Pod& a, const model::Pod& b);
+
+// A pod equivalence group (equivalence.PodGroup): pods[0] is the exemplar.
+struct PodGroup
+{
+  std::vector<const model::Pod*> pods;
+};
+
+// At most this many equivalence groups per controller; further distinct pods are singletons
+// (maxEquivalenceGroupsByController).
+inline constexpr std::size_t k_max_groups_per_controller = 10;
+
+// equivalence.BuildPodGroups: groups in order of their first pod (CA iterates a Go map, so
+// its order is random; ours is the pods' order).
+[[nodiscard]] std::vector<PodGroup> build_pod_groups(const std::vector<const model::Pod*>& pods);
+
+// The HintingSimulator of filter-out-schedulable and of the removal simulation: pods are
+// tried by priority (highest first, stable), each first on the node a previous run placed it
+// on (its hint), then on any node in NodeOrdering; a pod whose similar pod (same controller
+// and scheduling properties) already failed in this run is not tried again.
+class HintingSimulator
+{
+public:
+  // Places as many pods as possible, binding them in the snapshot. Returns the node of each
+  // pod (aligned with `pods`), nullopt for pods not placed. With break_on_failure it stops at
+  // the first pod that does not fit.
+  std::vector<std::optional<std::size_t>> try_schedule_pods(Snapshot& snapshot, const std::vector<const model::Pod*>& pods,
+                                                            bool break_on_failure,
+                                                            const std::function<bool(std::size_t)>& acceptable,
+                                                            NodeOrdering& ordering);
+
+  // Hints older than the previous call are forgotten (Hints.DropOld).
+  void drop_old_hints();
+
+private:
+  [[nodiscard]] const std::string* hint(const model::Pod* pod) const;
+
+  std::unordered_map<const model::Pod*, std::string> m_current;
+  std::unordered_map<const model::Pod*, std::string> m_old;
+};
+
+} // namespace capsim::cas

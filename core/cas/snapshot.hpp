@@ -1,0 +1,93 @@
+#pragma once
+
+#include "core/cluster/cluster.hpp"
+#include "core/model/pod.hpp"
+#include "core/model/resources.hpp"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace capsim::cas {
+
+// One node of Cluster Autoscaler's simulated cluster (its ClusterSnapshot): a real node of
+// the cluster, an upcoming node (a copy of its group's template) or a node the estimator
+// added. `state` gives labels, taints and allocatable; `requested` and `pods` are the
+// simulation's own view (DaemonSet pods are only counted in `requested`).
+struct SnapNode
+{
+  const cluster::NodeState* state = nullptr;
+  model::Resources requested;          // incl. DaemonSet pods and one `pods` per pod
+  std::vector<const model::Pod*> pods; // non-DaemonSet pods, in the order they were added
+  std::int32_t group = -1;             // node group index, -1 for nodes of no group
+  cluster::NodeIndex cluster_node = cluster::k_none; // index in the cluster, k_none for copies
+  bool real = false;                   // a registered node of the cluster (not a template copy)
+  bool blocked = false;                // tainted ToBeDeleted / being removed: no new pods
+  bool removed = false;                // gone from the snapshot (removal simulated and kept)
+};
+
+// Cluster Autoscaler's ClusterSnapshot with Fork/Revert: every change is logged, so
+// `revert(mark())` undoes everything done since the mark (marks nest). Node order is the
+// order nodes were added; indices stay valid until a revert removes the node.
+class Snapshot
+{
+public:
+  // Adds a node that lives outside the snapshot (a cluster node). Returns its index.
+  std::size_t add_node(SnapNode node);
+  // Adds a copy of `state` named `name` (hostname label set to it), owned by the snapshot.
+  std::size_t add_copy(const cluster::NodeState& state, const std::string& name, const model::Resources& requested,
+                       std::int32_t group);
+
+  // Binds `pod` to `node` in the simulation (adds its requests and one pod).
+  void add_pod(std::size_t node, const model::Pod& pod);
+  // Unbinds `pod` from `node` (the last binding of that pod).
+  void remove_pod(std::size_t node, const model::Pod& pod);
+  void set_blocked(std::size_t node, bool blocked);
+  void set_removed(std::size_t node, bool removed);
+
+  [[nodiscard]] std::size_t mark() const { return m_log.size(); }
+
+  // Undoes every change made after `mark`.
+  void revert(std::size_t mark);
+
+  [[nodiscard]] const std::vector<SnapNode>& nodes() const { return m_nodes; }
+
+  [[nodiscard]] const SnapNode& node(std::size_t i) const { return m_nodes[i]; }
+
+  [[nodiscard]] std::size_t size() const { return m_nodes.size(); }
+
+  // Index of the node named `name`, or SIZE_MAX.
+  [[nodiscard]] std::size_t find(const std::string& name) const;
+
+  // Number of pods in the snapshot with required pod anti-affinity terms (lets the
+  // predicate skip the symmetric anti-affinity scan when there are none).
+  [[nodiscard]] std::size_t anti_affinity_pods() const { return m_anti_affinity_pods; }
+
+private:
+  enum class OpKind : std::uint8_t { add_node, add_pod, remove_pod, set_blocked, set_removed };
+
+  struct Op
+  {
+    OpKind kind = OpKind::add_node;
+    std::size_t node = 0;
+    const model::Pod* pod = nullptr;
+    std::size_t position = 0;
+    bool flag = false;
+    bool owned = false;
+  };
+
+  void apply_pod(std::size_t node, const model::Pod& pod, int sign);
+
+  std::vector<SnapNode> m_nodes;
+  std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
+  std::unordered_map<std::string, std::size_t> m_by_name;
+  std::vector<Op> m_log;
+  std::size_t m_anti_affinity_pods = 0;
+};
+
+// Requests of a pod as the scheduler counts them: its requests plus one `pods`.
+[[nodiscard]] model::Resources pod_footprint(const model::Pod& pod);
+
+} // namespace capsim::cas

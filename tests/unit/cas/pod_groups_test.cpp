@@ -1,0 +1,217 @@
+#include "core/cas/pod_groups.hpp"
+
+#include "tests/unit/cas/cas_fixtures.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace capsim;
+using namespace capsim::cas;
+using namespace capsim::cas::testing;
+
+namespace {
+
+cluster::NodeState node_state(const std::string& name, std::int64_t cpu, std::int64_t mem_gib)
+{
+  cluster::NodeState n;
+  n.name = name;
+  n.labels = {{std::string(model::labels::k_hostname), name}, {std::string(model::labels::k_zone), "us-east-1a"}};
+  n.allocatable[model::k_cpu] = cpu;
+  n.allocatable[model::k_memory] = mem_gib * k_gib;
+  n.allocatable[model::k_pods] = 110;
+  n.lifecycle = cluster::NodeLifecycle::ready;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("equivalence groups: per controller, same template and requests", "[cas][equivalence]")
+{
+  const auto web = make_spec("web", 500, 512);
+  const auto api = make_spec("api", 500, 512);
+  const auto bare = make_spec("bare", 100, 128, model::OwnerKind::none);
+  std::vector<model::Pod> pods;
+  add_pods(pods, "web", web, 3);
+  add_pods(pods, "api", api, 2);
+  add_pods(pods, "bare", bare, 2);
+  // A web pod whose trace row asked for more CPU: same controller, different spec semantics.
+  pods.push_back(make_pod("web-big", web));
+  pods.back().requests[model::k_cpu] = 1000;
+  std::vector<const model::Pod*> ptrs;
+  for (const auto& p : pods) {
+    ptrs.push_back(&p);
+  }
+  const auto groups = build_pod_groups(ptrs);
+  REQUIRE(groups.size() == 5);
+  CHECK(groups[0].pods.size() == 3); // web
+  CHECK(groups[1].pods.size() == 2); // api
+  CHECK(groups[2].pods.size() == 1); // bare pods are singletons
+  CHECK(groups[3].pods.size() == 1);
+  CHECK(groups[4].pods.size() == 1); // web-big
+  CHECK(groups[4].pods[0]->name == "web-big");
+  CHECK(controller_key(pods[0]).value() == "default/web/1");
+  CHECK_FALSE(controller_key(pods[5]).has_value());
+}
+
+TEST_CASE("equivalence groups: at most 10 groups per controller, then singletons", "[cas][equivalence]")
+{
+  const auto spec = make_spec("batch", 100, 128, model::OwnerKind::job);
+  std::vector<model::Pod> pods;
+  for (int i = 0; i < 12; ++i) {
+    pods.push_back(make_pod("distinct-" + std::to_string(i), spec));
+    pods.back().requests[model::k_cpu] = 100 + i; // twelve distinct shapes
+  }
+  // Two more pods like the 11th shape: it has no group of its own (cap reached), so each
+  // becomes a singleton too; one more like the first shape joins group 0.
+  pods.push_back(pods[10]);
+  pods.push_back(pods[0]);
+  std::vector<const model::Pod*> ptrs;
+  for (const auto& p : pods) {
+    ptrs.push_back(&p);
+  }
+  const auto groups = build_pod_groups(ptrs);
+  REQUIRE(groups.size() == 13);
+  CHECK(groups[0].pods.size() == 2);
+  for (std::size_t i = 1; i < groups.size(); ++i) {
+    CHECK(groups[i].pods.size() == 1);
+  }
+}
+
+TEST_CASE("filter-out-schedulable places pods on existing and upcoming nodes by priority", "[cas][filter]")
+{
+  // One existing node with room for two 1-CPU pods, one upcoming template copy with room for four.
+  const auto existing = node_state("existing", 2000, 8);
+  const auto tmpl = node_state("template", 4000, 16);
+  Snapshot snapshot;
+  SnapNode sn;
+  sn.state = &existing;
+  sn.real = true;
+  snapshot.add_node(sn);
+  snapshot.add_copy(tmpl, "ng-upcoming-0", {}, 0);
+
+  const auto low = make_spec("low", 1000, 1024);
+  auto high = make_spec("high", 1000, 1024);
+  high->priority = 100;
+  std::vector<model::Pod> pods;
+  add_pods(pods, "low", low, 4);
+  add_pods(pods, "high", high, 3);
+  std::vector<const model::Pod*> ptrs;
+  for (const auto& p : pods) {
+    ptrs.push_back(&p);
+  }
+  HintingSimulator sim;
+  NodeOrdering ordering;
+  const auto placed = sim.try_schedule_pods(snapshot, ptrs, false, {}, ordering);
+  // Six slots: the three high-priority pods go first, then three of the four low ones.
+  std::size_t high_placed = 0;
+  std::size_t low_placed = 0;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    if (placed[i]) {
+      (pods[i].spec == high ? high_placed : low_placed) += 1;
+    }
+  }
+  CHECK(high_placed == 3);
+  CHECK(low_placed == 3);
+  CHECK_FALSE(placed[3]); // the last low pod is the one left: it alone is a reason to scale up
+  CHECK(snapshot.node(0).pods.size() + snapshot.node(1).pods.size() == 6);
+}
+
+TEST_CASE("hinting simulator: similar pods are not retried, hints are reused", "[cas][filter]")
+{
+  const auto small = node_state("small", 1000, 4);
+  Snapshot snapshot;
+  SnapNode sn;
+  sn.state = &small;
+  sn.real = true;
+  snapshot.add_node(sn);
+  const auto big = make_spec("big", 2000, 1024);
+  const auto fits = make_spec("fits", 500, 512);
+  std::vector<model::Pod> pods;
+  add_pods(pods, "big", big, 3);
+  add_pods(pods, "fits", fits, 1);
+  std::vector<const model::Pod*> ptrs;
+  for (const auto& p : pods) {
+    ptrs.push_back(&p);
+  }
+  HintingSimulator sim;
+  NodeOrdering ordering;
+  const auto placed = sim.try_schedule_pods(snapshot, ptrs, false, {}, ordering);
+  CHECK_FALSE(placed[0]);
+  CHECK_FALSE(placed[1]);
+  CHECK_FALSE(placed[2]);
+  REQUIRE(placed[3]);
+  CHECK(*placed[3] == 0);
+  // break_on_failure stops at the first pod that does not fit.
+  Snapshot second;
+  second.add_node(sn);
+  HintingSimulator strict;
+  const auto placed2 = strict.try_schedule_pods(second, {ptrs[3], ptrs[0], ptrs[3]}, true, {}, ordering);
+  CHECK(placed2[0].has_value());
+  CHECK_FALSE(placed2[1].has_value());
+  CHECK_FALSE(placed2[2].has_value());
+}
+
+TEST_CASE("predicates: taints, selectors, host ports, resources", "[cas][predicates]")
+{
+  auto n = node_state("n", 2000, 4);
+  n.taints = {{"dedicated", "gpu", model::TaintEffect::no_schedule}};
+  n.labels["pool"] = "a";
+  Snapshot snapshot;
+  SnapNode sn;
+  sn.state = &n;
+  snapshot.add_node(sn);
+  auto spec = make_spec("p", 500, 512);
+  const auto pod = make_pod("p", spec);
+  CHECK(check_predicates(snapshot, 0, pod) == Filter::taints);
+  spec->tolerations = {{"dedicated", false, "gpu", model::TaintEffect::no_schedule}};
+  CHECK(check_predicates(snapshot, 0, pod) == Filter::none);
+  spec->node_selector = {{"pool", "b"}};
+  CHECK(check_predicates(snapshot, 0, pod) == Filter::node_affinity);
+  spec->node_selector = {{"pool", "a"}};
+  spec->host_ports = {80};
+  snapshot.add_pod(0, pod);
+  const auto pod2 = make_pod("p2", spec);
+  CHECK(check_predicates(snapshot, 0, pod2) == Filter::host_ports);
+  spec->host_ports.clear();
+  auto big = make_spec("big", 1600, 512);
+  big->tolerations = spec->tolerations;
+  CHECK(check_predicates(snapshot, 0, make_pod("big", big)) == Filter::resources);
+  snapshot.set_blocked(0, true);
+  CHECK(check_predicates(snapshot, 0, pod2) == Filter::unschedulable);
+}
+
+TEST_CASE("predicates: required pod anti-affinity in both directions", "[cas][predicates]")
+{
+  const auto a = node_state("a", 4000, 16);
+  const auto b = node_state("b", 4000, 16);
+  Snapshot snapshot;
+  SnapNode sa;
+  sa.state = &a;
+  snapshot.add_node(sa);
+  SnapNode sb;
+  sb.state = &b;
+  snapshot.add_node(sb);
+  auto spec = make_spec("db", 500, 512);
+  model::PodAffinityTerm term;
+  model::LabelSelector sel;
+  sel.match_labels = {{"app", "db"}};
+  term.selector = sel;
+  term.topology_key = std::string(model::labels::k_hostname);
+  spec->pod_anti_affinity_required = {term};
+  const auto first = make_pod("db-0", spec);
+  const auto second = make_pod("db-1", spec);
+  snapshot.add_pod(0, first);
+  CHECK(check_predicates(snapshot, 0, second) == Filter::pod_anti_affinity);
+  CHECK(check_predicates(snapshot, 1, second) == Filter::none);
+  // A pod without terms is still kept off node a by db-0's term if it matches it.
+  auto other = make_spec("other", 100, 128);
+  other->labels = {{"app", "db"}};
+  CHECK(check_predicates(snapshot, 0, make_pod("o", other)) == Filter::pod_anti_affinity);
+  // Reverting the binding lifts the conflict.
+  Snapshot copy;
+  copy.add_node(sa);
+  const auto m = copy.mark();
+  copy.add_pod(0, first);
+  copy.revert(m);
+  CHECK(copy.anti_affinity_pods() == 0);
+  CHECK(check_predicates(copy, 0, second) == Filter::none);
+}
