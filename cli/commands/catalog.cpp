@@ -1,16 +1,20 @@
 // `capsim catalog list|show|prices`: browse the instance-type catalog (embedded pricing-data/
 // or a catalog folder) with NodePool requirement filters, like ec2-instance-selector.
+// `capsim catalog import`: build a catalog folder from saved AWS CLI JSON outputs.
 #include "cli/commands/commands.hpp"
+#include "cli/output/files.hpp"
 #include "core/base/diagnostics.hpp"
 #include "core/base/text.hpp"
 #include "core/base/units.hpp"
 #include "core/catalog/catalog_json.hpp"
 #include "core/catalog/filter.hpp"
+#include "core/catalog/import.hpp"
 #include "core/catalog/load.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -470,6 +474,49 @@ int run_show(const CatalogOptions& o)
   return 0;
 }
 
+// Options of `catalog import`.
+struct ImportCommandOptions
+{
+  std::string from;
+  std::string out;
+};
+
+// Imports the AWS CLI outputs of --from and writes the five catalog files into --out: every
+// file goes to a temporary file first and all are renamed into place only once all are
+// written, so a failure leaves --out as it was.
+int run_import(const ImportCommandOptions& o)
+{
+  namespace fs = std::filesystem;
+  const auto inputs = catalog::read_aws_json_files(o.from);
+  const auto result = catalog::import_aws_json(inputs, {.reference = &catalog::embedded_catalog_data()});
+  std::error_code ec;
+  if (fs::exists(o.out, ec) && !fs::is_directory(o.out, ec)) {
+    throw InputError({o.out}, "not a folder (expected a folder to write the catalog into)");
+  }
+  fs::create_directories(o.out, ec);
+  if (ec) {
+    throw InputError({o.out}, fmt::format("cannot create the folder: {} (expected a writable path)", ec.message()));
+  }
+  std::vector<std::unique_ptr<AtomicWriter>> writers;
+  for (const auto& f : result.files) {
+    writers.push_back(std::make_unique<AtomicWriter>((fs::path(o.out) / f.name).string()));
+    writers.back()->write(f.text);
+  }
+  for (auto& w : writers) {
+    w->commit();
+  }
+  for (const auto& w : result.warnings) {
+    warn(w);
+  }
+  const auto& st = result.stats;
+  std::cout << fmt::format("imported {} instance types, {} on-demand prices in {} region{}, {} spot prices "
+                           "({} types) in {} zones from {} file{} into {}\n",
+                           st.instance_types, st.prices, st.regions, st.regions == 1 ? "" : "s", st.spot_prices,
+                           st.spot_types, st.zones, st.files, st.files == 1 ? "" : "s", o.out)
+            << std::flush;
+  return 0;
+}
+
 void add_common_options(CLI::App* cmd, CatalogOptions& o, bool filters)
 {
   cmd->add_option("--region", o.region, "AWS region (default us-east-1)");
@@ -538,6 +585,27 @@ void add_catalog_command(CLI::App& app, CommandResult& result)
                  "Spot prices are estimates: on-demand x (1 - Spot Advisor savings) x the zone's relative\n"
                  "spot price from the 2022 per-AZ history, where known.");
   prices->callback([&result, prices_opts] { result.action = [prices_opts] { return run_prices(*prices_opts); }; });
+
+  auto import_opts = std::make_shared<ImportCommandOptions>();
+  auto* import = cmd->add_subcommand("import", "Build a catalog folder from saved AWS CLI JSON outputs");
+  import->add_option("--from", import_opts->from,
+                     "folder of saved outputs (*.json, read in name order) or one JSON file")
+      ->required();
+  import->add_option("--out", import_opts->out, "catalog folder to write (created if missing; files replaced)")
+      ->required();
+  import->footer("Save the outputs (any file names ending in .json; pages or regions may be split):\n"
+                 "  aws ec2 describe-instance-types --region us-east-1 > from/types.json\n"
+                 "  aws ec2 describe-spot-price-history --region us-east-1 --start-time $(date -u +%FT%T) \\\n"
+                 "      --product-descriptions Linux/UNIX > from/spot.json\n"
+                 "  aws pricing get-products --region us-east-1 --service-code AmazonEC2 --filters \\\n"
+                 "      Type=TERM_MATCH,Field=regionCode,Value=us-east-1 \\\n"
+                 "      Type=TERM_MATCH,Field=operatingSystem,Value=Linux > from/prices.json\n"
+                 "then:\n"
+                 "  capsim catalog import --from from --out my-catalog\n"
+                 "  capsim catalog show m5.xlarge --catalog my-catalog\n"
+                 "Spot offerings get the latest Linux/UNIX price per zone and an unknown interruption band.\n"
+                 "See docs/catalog-import.md.");
+  import->callback([&result, import_opts] { result.action = [import_opts] { return run_import(*import_opts); }; });
 }
 
 } // namespace capsim::cli

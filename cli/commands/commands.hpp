@@ -20,5 +20,9 @@ void add_catalog_command(CLI::App& app, CommandResult& result);
 void add_run_command(CLI::App& app, CommandResult& result);
 void add_validate_command(CLI::App& app, CommandResult& result);
 void add_trace_command(CLI::App& app, CommandResult& result);
+void add_compare_command(CLI::App& app, CommandResult& result);
+void add_check_command(CLI::App& app, CommandResult& result);
+void add_bound_command(CLI::App& app, CommandResult& result);
+void add_sweep_command(CLI::App& app, CommandResult& result);
 
 } // namespace capsim::cli

@@ -217,20 +217,31 @@ std::vector<ClusterAutoscaler::GroupView> ClusterAutoscaler::observe(const clust
       v.launching.push_back(i);
     }
     ++v.instances;
-    v.asg.add(n.instance_type != nullptr ? n.instance_type->name : std::string(), n.zone, n.capacity_type);
   }
   return views;
 }
 
-void ClusterAutoscaler::fulfil(std::size_t g, SimTime now, GroupView& view, sim::Actuator& actuator)
+void ClusterAutoscaler::fulfil(std::size_t g, SimTime now, const cluster::Cluster& cluster, GroupView& view,
+                               sim::Actuator& actuator)
 {
   const auto& group = m_scenario.node_groups[g];
   auto& state = m_groups[g];
   const std::int32_t deficit = state.target - view.instances;
+  if (deficit <= 0) {
+    return;
+  }
+  // The group's running instances, as the ASG sees them when it picks capacity type and pool.
+  GroupInstances asg;
+  for (const auto* list : {&view.ready, &view.launching}) {
+    for (const NodeIndex i : *list) {
+      const auto& n = cluster.node(i);
+      asg.add(n.instance_type != nullptr ? n.instance_type->name : std::string(), n.zone, n.capacity_type);
+    }
+  }
   for (std::int32_t k = 0; k < deficit; ++k) {
-    const std::string ct = next_capacity_type(group, view.asg);
+    const std::string ct = next_capacity_type(group, asg);
     bool launched = false;
-    for (const auto& pool : launch_preferences(group, m_catalog, state.zones, ct, view.asg)) {
+    for (const auto& pool : launch_preferences(group, m_catalog, state.zones, ct, asg)) {
       if (!actuator.offering_available(pool.type->name, pool.zone, pool.capacity_type)) {
         continue;
       }
@@ -249,7 +260,7 @@ void ClusterAutoscaler::fulfil(std::size_t g, SimTime now, GroupView& view, sim:
       if (idx == k_none) {
         continue; // insufficient capacity: the ASG tries its next pool
       }
-      view.asg.add(pool.type->name, pool.zone, pool.capacity_type);
+      asg.add(pool.type->name, pool.zone, pool.capacity_type);
       view.launching.push_back(idx);
       ++view.instances;
       launched = true;
@@ -353,12 +364,16 @@ const NodeTemplate* ClusterAutoscaler::group_template(std::size_t g, SimTime now
 {
   auto& s = m_groups[g];
   const auto& group = m_scenario.node_groups[g];
-  // A good real node: Ready for over a minute, schedulable, not being deleted.
+  // A good real node: Ready for over a minute, schedulable, not being deleted. The first one
+  // in node order is the template (re-copied only when that node changes).
   for (NodeIndex i = 0; i < cluster.nodes().size(); ++i) {
     const auto& n = cluster.node(i);
     if (n.owner == cluster::NodeOwner::node_group && n.pool == g && n.lifecycle == NodeLifecycle::ready
         && !n.disrupted_taint && n.ready_at >= 0 && n.ready_at + k_template_stabilization < now) {
-      s.cached_template = template_from_node(n, g, group.name);
+      if (!s.cached_template || s.template_node != i) {
+        s.cached_template = template_from_node(n, g, group.name);
+        s.template_node = i;
+      }
       return &*s.cached_template;
     }
   }
@@ -389,7 +404,7 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
       s.target = std::max(views[g].instances, desired);
       s.initialized = true;
     }
-    fulfil(g, now, views[g], actuator);
+    fulfil(g, now, cluster, views[g], actuator);
   }
   handle_failures(now, cluster, views, actuator);
 
@@ -500,7 +515,7 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
   // The ASGs launch the new desired capacity (after the snapshot, which points into the
   // cluster's node list, is no longer used).
   for (const std::size_t g : grown) {
-    fulfil(g, now, views[g], actuator);
+    fulfil(g, now, cluster, views[g], actuator);
   }
 }
 
@@ -735,6 +750,8 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
       snapshot.remove_pod(i, *p);
     }
     snapshot.set_blocked(i, true); // the tainted ghost
+    // findPlaceFor reschedules the pods with spec.nodeName cleared.
+    snapshot.set_ignore_node_name(true);
     const auto dest = m_removal_sim.try_schedule_pods(
         snapshot, to_move, true,
         [&](std::size_t j) {
@@ -742,6 +759,7 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
           return j != i && d.real && (d.cluster_node == k_none || m_deleting.count(d.cluster_node) == 0);
         },
         m_ordering);
+    snapshot.set_ignore_node_name(false);
     const bool all = std::all_of(dest.begin(), dest.end(), [](const auto& d) { return d.has_value(); });
     if (!all) {
       snapshot.revert(mark);

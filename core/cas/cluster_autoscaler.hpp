@@ -70,6 +70,7 @@ private:
     std::optional<ScaleUpRequest> request;
     std::optional<NodeTemplate> catalog_template;
     std::optional<NodeTemplate> cached_template; // from a good real node (never expires)
+    cluster::NodeIndex template_node = cluster::k_none; // the node it was copied from
     // Exponential backoff.
     SimTime backoff_until = -1;
     Duration backoff_duration = 0;
@@ -83,12 +84,12 @@ private:
     std::vector<cluster::NodeIndex> ready;     // ready, not being deleted
     std::vector<cluster::NodeIndex> launching; // launched, not ready yet
     std::int32_t instances = 0;                // ready + launching
-    GroupInstances asg;                        // for the ASG's choices
   };
 
   void run_loop(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
   std::vector<GroupView> observe(const cluster::Cluster& cluster) const;
-  void fulfil(std::size_t g, SimTime now, GroupView& view, sim::Actuator& actuator);
+  // The ASG launches instances up to the group's desired capacity.
+  void fulfil(std::size_t g, SimTime now, const cluster::Cluster& cluster, GroupView& view, sim::Actuator& actuator);
   void handle_failures(SimTime now, const cluster::Cluster& cluster, std::vector<GroupView>& views,
                        sim::Actuator& actuator);
   void register_failed_scale_up(std::size_t g, SimTime now);

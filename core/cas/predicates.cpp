@@ -225,6 +225,7 @@ std::string_view to_string(Filter filter)
   switch (filter) {
   case Filter::none: return "fits";
   case Filter::unschedulable: return "node is being deleted";
+  case Filter::node_name: return "pod is bound to another node by name";
   case Filter::resources: return "insufficient resources";
   case Filter::node_affinity: return "node affinity/selector mismatch";
   case Filter::taints: return "untolerated taint";
@@ -241,6 +242,9 @@ Filter check_predicates(const Snapshot& snapshot, std::size_t node, const model:
   const auto& n = snapshot.node(node);
   if (n.blocked || n.removed) {
     return Filter::unschedulable;
+  }
+  if (!pod.node_name.empty() && !snapshot.ignore_node_name() && n.state->name != pod.node_name) {
+    return Filter::node_name;
   }
   if (!pod.spec) {
     return resources_fit(n, pod) ? Filter::none : Filter::resources;

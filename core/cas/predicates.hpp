@@ -14,6 +14,7 @@ namespace capsim::cas {
 enum class Filter : std::uint8_t {
   none,
   unschedulable,     // node tainted ToBeDeleted / being removed
+  node_name,         // NodeName: the pod names another node (spec.nodeName)
   resources,         // NodeResourcesFit (cpu, memory, pods, gpu, ephemeral-storage, ...)
   node_affinity,     // nodeSelector / required node affinity
   taints,            // TaintToleration (NoSchedule, NoExecute)

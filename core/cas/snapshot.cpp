@@ -32,7 +32,9 @@ std::size_t Snapshot::add_node(SnapNode node)
       ++m_anti_affinity_pods;
     }
   }
-  m_by_name[node.state->name] = i;
+  if (m_by_name_valid) {
+    m_by_name[node.state->name] = i;
+  }
   m_nodes.push_back(std::move(node));
   m_log.push_back({OpKind::add_node, i, nullptr, 0, false, false});
   return i;
@@ -111,7 +113,9 @@ void Snapshot::revert(std::size_t mark)
           --m_anti_affinity_pods;
         }
       }
-      m_by_name.erase(n.state->name);
+      if (m_by_name_valid) {
+        m_by_name.erase(n.state->name);
+      }
       m_nodes.pop_back();
       if (op.owned) {
         m_owned.pop_back();
@@ -140,6 +144,14 @@ void Snapshot::revert(std::size_t mark)
 
 std::size_t Snapshot::find(const std::string& name) const
 {
+  if (!m_by_name_valid) {
+    m_by_name.clear();
+    m_by_name.reserve(m_nodes.size());
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+      m_by_name[m_nodes[i].state->name] = i;
+    }
+    m_by_name_valid = true;
+  }
   auto it = m_by_name.find(name);
   return it == m_by_name.end() ? std::numeric_limits<std::size_t>::max() : it->second;
 }

@@ -61,6 +61,12 @@ public:
   // Index of the node named `name`, or SIZE_MAX.
   [[nodiscard]] std::size_t find(const std::string& name) const;
 
+  // While set, the NodeName filter is skipped: the removal simulation reschedules pods with
+  // spec.nodeName cleared, as CA's findPlaceFor does.
+  void set_ignore_node_name(bool ignore) { m_ignore_node_name = ignore; }
+
+  [[nodiscard]] bool ignore_node_name() const { return m_ignore_node_name; }
+
   // Number of pods in the snapshot with required pod anti-affinity terms (lets the
   // predicate skip the symmetric anti-affinity scan when there are none).
   [[nodiscard]] std::size_t anti_affinity_pods() const { return m_anti_affinity_pods; }
@@ -82,9 +88,11 @@ private:
 
   std::vector<SnapNode> m_nodes;
   std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
-  std::unordered_map<std::string, std::size_t> m_by_name;
+  mutable std::unordered_map<std::string, std::size_t> m_by_name; // built on demand by find()
+  mutable bool m_by_name_valid = false;
   std::vector<Op> m_log;
   std::size_t m_anti_affinity_pods = 0;
+  bool m_ignore_node_name = false;
 };
 
 // Requests of a pod as the scheduler counts them: its requests plus one `pods`.

@@ -268,6 +268,8 @@ const CatalogFile* find_file(const std::vector<CatalogFile>& files, std::string_
   return nullptr;
 }
 
+} // namespace
+
 // Category and generation from the type name, as Karpenter's instanceTypeScheme does
 // (letters, an optional "-<n>tb", then the generation digits): "u7i-12tb.224xlarge" -> u, 7.
 void derive_name_parts(AwsInstanceSpec& s)
@@ -313,6 +315,8 @@ void derive_name_parts(AwsInstanceSpec& s)
     s.generation = std::stoll(s.name.substr(i, k - i));
   }
 }
+
+namespace {
 
 const std::vector<std::string_view> k_type_required = {"instance_type", "vcpu", "memory_mib", "arch"};
 const std::vector<std::string_view> k_type_optional = {
@@ -474,13 +478,14 @@ void parse_spot(const CatalogFile& file, CatalogData& data, const std::vector<st
       continue;
     }
     const auto savings = t.integer(row, "savings_pct", true, -1000, 99);
-    const auto band = t.integer(row, "interruption_band", true, 0, 4);
-    if (!savings || !band) {
+    // An empty band is unknown (imported catalogs); a malformed one is reported by integer().
+    const auto band = t.integer(row, "interruption_band", false, 0, 4);
+    if (!savings) {
       continue;
     }
+    const std::optional<int> row_band = band ? std::optional<int>(static_cast<int>(*band)) : std::nullopt;
     auto& by_type = data.spot[region];
-    if (!by_type.emplace(t.text(row, "instance_type"), SpotRow{static_cast<int>(*savings), static_cast<int>(*band)})
-             .second) {
+    if (!by_type.emplace(t.text(row, "instance_type"), SpotRow{static_cast<int>(*savings), row_band}).second) {
       t.error(row, "instance_type",
               fmt::format("duplicate spot row for ({}, {})", region, t.text(row, "instance_type")));
     }
@@ -512,7 +517,7 @@ void parse_zones(const CatalogFile& file, CatalogData& data, Diagnostics& diags)
 void parse_zone_factors(const CatalogFile& file, CatalogData& data, const std::vector<std::string>& names,
                         Diagnostics& diags)
 {
-  const Table t(file, {"region", "instance_type", "zone", "factor"}, {}, diags);
+  const Table t(file, {"region", "instance_type", "zone", "factor"}, {"offered"}, diags);
   for (const auto& row : t.rows()) {
     const std::string region = t.text(row, "region");
     if (!known_region(t, row, region) || !known_type(t, row, data, names)) {
@@ -526,6 +531,25 @@ void parse_zone_factors(const CatalogFile& file, CatalogData& data, const std::v
                           did_you_mean(zone, zones), fmt::join(zones, ", ")));
       continue;
     }
+    const std::string type_name = t.text(row, "instance_type");
+    bool duplicate = false;
+    if (const auto r = data.spot_unoffered.find(region); r != data.spot_unoffered.end()) {
+      if (const auto z = r->second.find(type_name); z != r->second.end()) {
+        duplicate = std::binary_search(z->second.begin(), z->second.end(), zone);
+      }
+    }
+    // offered=false: the type has no spot offering in this zone (no spot price there).
+    if (!t.boolean(row, "offered", true)) {
+      auto& unoffered = data.spot_unoffered[region][type_name];
+      if (!t.text(row, "factor").empty()) {
+        t.error(row, "factor", "factor must be empty when offered is false (expected an empty cell)");
+      } else if (duplicate || data.zone_factors[region][type_name].contains(zone)) {
+        t.error(row, "zone", fmt::format("duplicate factor for ({}, {}, {})", region, type_name, zone));
+      } else {
+        unoffered.insert(std::lower_bound(unoffered.begin(), unoffered.end(), zone), zone);
+      }
+      continue;
+    }
     const auto factor = t.decimal(row, "factor", "a positive relative price, e.g. 1.05");
     if (!factor) {
       continue;
@@ -534,7 +558,7 @@ void parse_zone_factors(const CatalogFile& file, CatalogData& data, const std::v
       t.error(row, "factor", "factor must be > 0 (expected a positive relative price, e.g. 1.05)");
       continue;
     }
-    if (!data.zone_factors[region][t.text(row, "instance_type")].emplace(zone, *factor).second) {
+    if (duplicate || !data.zone_factors[region][type_name].emplace(zone, *factor).second) {
       t.error(row, "zone", fmt::format("duplicate factor for ({}, {}, {})", region, t.text(row, "instance_type"), zone));
     }
   }
@@ -766,10 +790,13 @@ Catalog build_catalog(const CatalogData& data, std::string_view region, const So
   const auto zones = data.region_zones(region);
   static const ByName<SpotRow> k_no_spot;
   static const ByName<ByName<double>> k_no_factors;
+  static const ByName<std::vector<std::string>> k_all_offered;
   const auto spot_it = data.spot.find(region);
   const auto& spot = spot_it == data.spot.end() ? k_no_spot : spot_it->second;
   const auto factors_it = data.zone_factors.find(region);
   const auto& factors = factors_it == data.zone_factors.end() ? k_no_factors : factors_it->second;
+  const auto unoffered_it = data.spot_unoffered.find(region);
+  const auto& unoffered = unoffered_it == data.spot_unoffered.end() ? k_all_offered : unoffered_it->second;
 
   std::vector<InstanceType> types;
   std::vector<std::string> unpriced;
@@ -787,6 +814,7 @@ Catalog build_catalog(const CatalogData& data, std::string_view region, const So
     }
     const auto s = spot.find(spec.name);
     const auto f = factors.find(spec.name);
+    const auto u = unoffered.find(spec.name);
     for (const auto& zone : zones) {
       it.offerings.push_back({.zone = zone,
                               .capacity_type = std::string(model::k_capacity_on_demand),
@@ -794,7 +822,8 @@ Catalog build_catalog(const CatalogData& data, std::string_view region, const So
                               .interruption_band = std::nullopt,
                               .available = true,
                               .stale_price = od.stale});
-      if (s == spot.end()) {
+      if (s == spot.end()
+          || (u != unoffered.end() && std::binary_search(u->second.begin(), u->second.end(), zone))) {
         continue;
       }
       double factor = 1.0;

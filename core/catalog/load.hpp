@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,9 @@
 // pricing-data/README.md for every column):
 //   instance_types.csv     required: instance_type, vcpu, memory_mib, arch (+ optional specs)
 //   prices.csv             required: region, instance_type, usd_per_hour [, stale]
-//   spot.csv               optional: region, instance_type, savings_pct, interruption_band
+//   spot.csv               optional: region, instance_type, savings_pct, interruption_band (may be empty)
 //   zones.csv              optional: region, zone [, az_id]   (default <region>a, b, c)
-//   spot_zone_factors.csv  optional: region, instance_type, zone, factor
+//   spot_zone_factors.csv  optional: region, instance_type, zone, factor [, offered]
 namespace capsim::catalog {
 
 // One catalog file: its name in pricing-data/ ("prices.csv"), its path for messages and
@@ -37,11 +38,12 @@ struct PriceRow
 };
 
 // A Spot Instance Advisor row: savings of spot over on-demand (integer %, may be negative)
-// and the interruption frequency band 0 (<5%) .. 4 (>20%).
+// and the interruption frequency band 0 (<5%) .. 4 (>20%); no band when the cell is empty
+// (unknown, e.g. a catalog imported from spot price history).
 struct SpotRow
 {
   int savings_pct = 0;
-  int interruption_band = 0;
+  std::optional<int> interruption_band = 0;
 };
 
 template <typename T>
@@ -56,6 +58,9 @@ struct CatalogData
   ByName<ByName<SpotRow>> spot;                // region -> type -> advisor row
   ByName<std::vector<std::string>> zones;      // region -> zones in order (as listed)
   ByName<ByName<ByName<double>>> zone_factors; // region -> type -> zone -> relative spot price
+  // region -> type -> zones where the type has no spot offering (spot_zone_factors.csv rows
+  // with offered=false), sorted.
+  ByName<ByName<std::vector<std::string>>> spot_unoffered;
 
   // Regions that have at least one price, sorted.
   [[nodiscard]] std::vector<std::string> regions() const;
@@ -78,6 +83,10 @@ struct CatalogData
 // Read and parse a catalog folder. Throws InputError when the folder or a required file is
 // missing, or a file is malformed.
 [[nodiscard]] CatalogData read_catalog_folder(const std::string& dir);
+
+// Fills family, size, category and generation of `spec` from its name where they are empty,
+// as Karpenter's instanceTypeScheme does: "u7i-12tb.224xlarge" -> u7i-12tb, 224xlarge, u, 7.
+void derive_name_parts(AwsInstanceSpec& spec);
 
 // Well-known labels of an EC2 instance type in `region`, as Karpenter sets them
 // (karpenter.k8s.aws/instance-*, kubernetes.io/arch, kubernetes.io/os=linux,

@@ -138,8 +138,10 @@ SpecData make_spec_data(const model::PodSpecPtr& spec, bool ignore_preferences, 
     return t.key.empty() && t.op_exists && t.value.empty() && t.effect == model::TaintEffect::prefer_no_schedule;
   });
   PodVariant v0;
-  v0.spread.resize(spec->topology_spread.size());
-  std::iota(v0.spread.begin(), v0.spread.end(), std::uint16_t{0});
+  v0.spread.reserve(spec->topology_spread.size());
+  for (std::size_t i = 0; i < spec->topology_spread.size(); ++i) {
+    v0.spread.push_back(static_cast<std::uint16_t>(i));
+  }
   fill_requirements(d, v0, in);
   d.variants.push_back(std::move(v0));
   return d;

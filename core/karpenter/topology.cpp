@@ -128,7 +128,7 @@ std::string group_identity(const TopologyGroup& g, const Interner& in)
   if (g.filter.active) {
     s += fmt::format("{}{}", g.filter.honor_taints ? "T" : "t", g.filter.honor_affinity ? "A" : "a");
     for (const auto& term : g.filter.terms) {
-      s += "[" + term.to_string(in) + "]";
+      s += fmt::format("[{}]", term.to_string(in));
     }
     for (const auto& t : g.filter.tolerations) {
       s += fmt::format("{}:{}:{}:{};", t.key, t.op_exists ? 1 : 0, t.value,

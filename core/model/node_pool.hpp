@@ -40,7 +40,8 @@ struct NodePool
   ConsolidationPolicy consolidation_policy = ConsolidationPolicy::when_empty_or_underutilized;
   Duration consolidate_after = 0; // k_never disables consolidation
   std::vector<DisruptionBudget> budgets{DisruptionBudget{}};
-  // spec.limits: resource -> max (nodes under the pseudo-resource name "nodes").
+  // spec.limits: resource -> max (nodes under the pseudo-resource name "nodes"). Resources
+  // the NodePool does not list are INT64_MAX (no limit).
   std::optional<Resources> limits;
   std::optional<std::int64_t> limit_nodes;
   std::int32_t weight = 0;

@@ -25,6 +25,12 @@ struct InitialNode
   std::optional<Resources> allocatable; // status.allocatable, when given
   std::string owner_pool;               // NodePool name, NodeGroup name, or "" (static)
   enum class Owner : std::uint8_t { static_node, node_pool, node_group } owner = Owner::static_node;
+  // The karpenter.sh/nodepool and eks.amazonaws.com/nodegroup labels, each checked against the
+  // stream. A node may carry both (a scenario seeding both engines with the same nodes): a
+  // Karpenter run adopts it into node_pool, a Cluster Autoscaler run into node_group; `owner`
+  // prefers the NodePool.
+  std::string node_pool;
+  std::string node_group;
   bool do_not_disrupt = false;
   SourceLocation location;
 };
@@ -43,6 +49,24 @@ struct Workload
   PodSpecPtr spec;
   std::int32_t replicas = 1;
   Duration runtime = -1; // Jobs: capsim.io/runtime annotation; -1 = until the end
+  std::int32_t completions = 0; // Jobs: pods to run in total, `replicas` at a time (0 = replicas)
+  std::string namespace_ = "default";
+  SourceLocation location;
+};
+
+// A karpenter.k8s.aws/v1 EC2NodeClass: only what changes node capacity (kubelet settings and
+// the root volume). Unset values keep Karpenter's defaults.
+struct NodeClass
+{
+  std::string name;
+  std::string ami_family; // AL2, AL2023, Bottlerocket, Windows2019/2022/2025, Custom; "" = AL2023
+  std::optional<std::int64_t> max_pods;       // spec.kubelet.maxPods
+  std::optional<std::int64_t> pods_per_core;  // spec.kubelet.podsPerCore
+  std::map<std::string, std::string> kube_reserved;   // spec.kubelet.kubeReserved (resource -> quantity)
+  std::map<std::string, std::string> system_reserved; // spec.kubelet.systemReserved
+  std::map<std::string, std::string> eviction_hard;   // signal (memory.available, ...) -> quantity or %
+  std::optional<std::int64_t> root_volume_bytes;      // blockDeviceMappings root volume size
+  SourceLocation location;
 };
 
 struct TraceSource
@@ -56,6 +80,8 @@ struct TraceSource
 struct RuntimeDistribution
 {
   std::string dist = "fixed"; // fixed | exponential | lognormal | uniform
+  Duration value = 0; // fixed
+  Duration mean = 0;  // exponential
   Duration median = 0;
   Duration p95 = 0;
   Duration min = 0;
@@ -180,6 +206,7 @@ struct ScenarioSettings
   ClusterAutoscalerSettings cluster_autoscaler;
   SpotSettings spot;
   PricingSettings pricing;
+  SourceLocation location; // the Scenario document, for messages
 };
 
 // A capsim/v1 Catalog document: replaces or extends the default catalog.
@@ -207,6 +234,9 @@ struct Scenario
   std::vector<Generator> generators;
   std::vector<ScenarioEvent> events;
   std::optional<InlineCatalog> inline_catalog;
+  std::vector<NodeClass> node_classes;
+  // Documents read per kind ("NodePool" -> 2), for summaries such as `capsim validate`.
+  std::map<std::string, std::int32_t> kind_counts;
   // Templates by name (Deployments, Jobs, ... and bare Pods) for traces and generators.
   [[nodiscard]] PodSpecPtr find_template(std::string_view name) const;
 };

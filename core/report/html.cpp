@@ -277,8 +277,8 @@ std::string summary_table(const std::vector<Column>& columns, const RenderOption
     const int places = money_decimals(row.values);
     for (std::size_t c = 0; c < columns.size(); ++c) {
       out += "<td>" + html_escape(human_value(row.values[c], row.kind, places));
-      if (deltas && c > 0) {
-        const auto d = compute_delta(row.values[0], row.values[c], row.kind, row.better);
+      if (deltas && columns[c].baseline) {
+        const auto d = compute_delta(row.values[*columns[c].baseline], row.values[c], row.kind, row.better);
         if (d.sign != 0) {
           out += fmt::format(R"(<span class="delta{}">{}</span>)", d.worse ? " worse" : d.better ? " better" : "",
                              html_escape(human_delta(d, row.kind, places)));
@@ -290,7 +290,7 @@ std::string summary_table(const std::vector<Column>& columns, const RenderOption
   }
   out += "</tbody></table>";
   if (deltas) {
-    out += "<p class=\"meta\">Deltas are against " + html_escape(columns[0].label) + ".</p>";
+    out += "<p class=\"meta\">Deltas are against " + html_escape(columns[0].design) + ".</p>";
   }
   return out;
 }

@@ -229,10 +229,14 @@ std::string render_json(const Comparison& cmp)
   const auto columns = columns_of(cmp);
   const auto rows = summary_rows(columns);
   std::vector<std::string> deltas;
-  for (std::size_t c = 1; c < columns.size(); ++c) {
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    if (!columns[c].baseline) {
+      continue;
+    }
+    const std::size_t base = *columns[c].baseline;
     Fields metrics;
     for (const auto& row : rows) {
-      const auto d = compute_delta(row.values[0], row.values[c], row.kind, row.better);
+      const auto d = compute_delta(row.values[base], row.values[c], row.kind, row.better);
       const int decimals = row.kind == MetricKind::money    ? k_money_decimals
                            : row.kind == MetricKind::ratio   ? k_ratio_decimals
                            : row.kind == MetricKind::seconds ? k_seconds_decimals
@@ -242,7 +246,7 @@ std::string render_json(const Comparison& cmp)
                                                    {"relative", d.relative ? fixed_number(*d.relative, 6) : "null"}}));
     }
     deltas.push_back(block_object({{"column", quote(columns[c].label)},
-                                   {"baseline", quote(columns[0].label)},
+                                   {"baseline", quote(columns[base].label)},
                                    {"metrics", block_object(metrics, 6)}},
                                   4));
   }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <set>
@@ -24,17 +25,37 @@ std::vector<Column> columns_of(const Comparison& cmp)
     one_engine_each = one_engine_each && d.result.results.size() == 1;
   }
   std::vector<Column> out;
+  if (cmp.designs.size() == 1) {
+    const auto& d = cmp.designs.front();
+    for (const auto& r : d.result.results) {
+      out.push_back(Column{r.engine, d.name, &r, out.empty() ? std::nullopt : std::optional<std::size_t>(0)});
+    }
+    return out;
+  }
+  std::vector<std::string> engines;
   for (const auto& d : cmp.designs) {
     for (const auto& r : d.result.results) {
-      std::string label;
-      if (cmp.designs.size() == 1) {
-        label = r.engine;
-      } else if (one_engine_each) {
-        label = d.name;
-      } else {
-        label = d.name + " · " + r.engine;
+      if (std::find(engines.begin(), engines.end(), r.engine) == engines.end()) {
+        engines.push_back(r.engine);
       }
-      out.push_back(Column{std::move(label), d.name, &r});
+    }
+  }
+  for (const auto& engine : engines) {
+    std::optional<std::size_t> first_design_column;
+    for (std::size_t di = 0; di < cmp.designs.size(); ++di) {
+      const auto& d = cmp.designs[di];
+      for (const auto& r : d.result.results) {
+        if (r.engine != engine) {
+          continue;
+        }
+        Column col{one_engine_each ? d.name : d.name + " · " + r.engine, d.name, &r, std::nullopt};
+        if (di == 0) {
+          first_design_column = out.size();
+        } else {
+          col.baseline = first_design_column;
+        }
+        out.push_back(std::move(col));
+      }
     }
   }
   return out;

@@ -31,9 +31,15 @@ struct Column
   std::string label;
   std::string design;
   const EngineResult* result = nullptr;
+  // The column this one's deltas are against: the same engine in the first design (none for
+  // the first design's own columns, or when the first design lacks that engine). With a single
+  // design, every column after the first is against the first.
+  std::optional<std::size_t> baseline;
 };
 
-// Columns in design order, then engine order as the run listed them. Pointers into `cmp`.
+// With one design: its engines in run order. With several: grouped by engine (in order of
+// first appearance), designs in order within each engine, so a design sits next to the one it
+// is compared with. Pointers into `cmp`.
 [[nodiscard]] std::vector<Column> columns_of(const Comparison& cmp);
 
 enum class MetricKind { money, count, average, hours, ratio, seconds };

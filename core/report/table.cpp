@@ -141,8 +141,8 @@ std::string render_table(const Comparison& cmp, const RenderOptions& options)
   std::vector<Cell> head{{""}};
   for (std::size_t c = 0; c < columns.size(); ++c) {
     head.push_back({columns[c].label, true});
-    if (deltas && c > 0) {
-      head.push_back({"Δ vs " + columns[0].label});
+    if (deltas && columns[c].baseline) {
+      head.push_back({"Δ vs " + columns[*columns[c].baseline].label});
     }
   }
   g.push_back(head);
@@ -156,8 +156,8 @@ std::string render_table(const Comparison& cmp, const RenderOptions& options)
     std::vector<Cell> line{{"  " + row.label}};
     for (std::size_t c = 0; c < columns.size(); ++c) {
       line.push_back({human_value(row.values[c], row.kind, places), true});
-      if (deltas && c > 0) {
-        const auto d = compute_delta(row.values[0], row.values[c], row.kind, row.better);
+      if (deltas && columns[c].baseline) {
+        const auto d = compute_delta(row.values[*columns[c].baseline], row.values[c], row.kind, row.better);
         const char* ansi = !options.color ? nullptr : d.worse ? "\x1b[31m" : d.better ? "\x1b[32m" : nullptr;
         line.push_back({d.sign == 0 ? "" : human_delta(d, row.kind, places), false, ansi});
       }
@@ -225,8 +225,8 @@ std::string render_markdown(const Comparison& cmp, const RenderOptions& options)
     const int places = money_decimals(row.values);
     for (std::size_t c = 0; c < columns.size(); ++c) {
       std::string cell = human_value(row.values[c], row.kind, places);
-      if (deltas && c > 0) {
-        const auto d = compute_delta(row.values[0], row.values[c], row.kind, row.better);
+      if (deltas && columns[c].baseline) {
+        const auto d = compute_delta(row.values[*columns[c].baseline], row.values[c], row.kind, row.better);
         if (d.sign != 0) {
           const std::string text = human_delta(d, row.kind, places);
           cell += d.worse ? " **" + text + "**" : " " + text;
@@ -237,7 +237,7 @@ std::string render_markdown(const Comparison& cmp, const RenderOptions& options)
     out += "\n";
   }
   if (deltas) {
-    out += "\nDeltas are against **" + markdown_escape(columns[0].label) + "**; worse changes are in bold.\n";
+    out += "\nDeltas are against **" + markdown_escape(columns[0].design) + "**; worse changes are in bold.\n";
   }
   bool any_warning = false;
   for (const auto& c : columns) {

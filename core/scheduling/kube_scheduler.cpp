@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <deque>
+#include <memory>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -335,6 +335,32 @@ Clause spread_clause(const model::TopologySpreadConstraint& tsc, const model::Po
   return c;
 }
 
+// Elements that never move once created (references stay valid while more are added), with O(1)
+// indexing (std::deque's indexing is several times slower on the hot path).
+template <typename T>
+class Stable
+{
+public:
+  T& operator[](std::size_t i) { return *m_items[i]; }
+
+  const T& operator[](std::size_t i) const { return *m_items[i]; }
+
+  [[nodiscard]] std::size_t size() const { return m_items.size(); }
+
+  T& emplace_back()
+  {
+    m_items.push_back(std::make_unique<T>());
+    return *m_items.back();
+  }
+
+  T& back() { return *m_items.back(); }
+
+  void clear() { m_items.clear(); }
+
+private:
+  std::vector<std::unique_ptr<T>> m_items;
+};
+
 struct Tried
 {
   std::uint64_t gen = 0; // 0: never failed
@@ -427,14 +453,14 @@ struct KubeScheduler::State
   bool order_dirty = false;
   std::size_t next_start = 0;
 
-  std::deque<TopologyKey> keys;
+  Stable<TopologyKey> keys;
   std::unordered_map<std::string, std::uint32_t> key_ids;
-  std::deque<AffinityClass> classes;
+  Stable<AffinityClass> classes;
   std::unordered_map<std::string, std::uint32_t> class_ids;
-  std::deque<Matcher> matchers;
+  Stable<Matcher> matchers;
   std::unordered_map<std::string, std::uint32_t> matcher_ids;
   std::vector<std::uint32_t> counted; // counted matcher ids, in the order they became counted
-  std::deque<Group> groups;
+  Stable<Group> groups;
   std::unordered_map<const model::PodSpec*, std::uint32_t> group_ids;
   std::vector<std::uint32_t> pod_group;
   std::vector<OwnerTerm> owner_terms;
@@ -447,8 +473,10 @@ struct KubeScheduler::State
   std::vector<std::int64_t> s_fit, s_bal, s_taint, s_naff, s_tsc, s_ipa;
   std::vector<std::uint8_t> s_ignored;
   std::vector<double> s_weights;
+  std::vector<const std::uint32_t*> hard_domains;
+  std::vector<const std::int32_t*> hard_counts;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ipa_tables; // (key, table)
-  std::vector<std::int64_t> group_scratch;
+  std::vector<std::int32_t> group_scratch;
   std::unordered_set<EquivalenceKey, EquivalenceHash> failed_equivalent;
 
   // ---- sync with the cluster ----------------------------------------------------------------
@@ -509,11 +537,11 @@ struct KubeScheduler::State
     for (const auto id : counted) {
       matchers[id].node_count.resize(n, 0);
     }
-    for (auto& k : keys) {
-      k.node_domain.resize(n, k_none);
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      keys[k].node_domain.resize(n, k_none);
     }
-    for (auto& cls : classes) {
-      cls.eligible.resize(n, -1);
+    for (std::size_t k = 0; k < classes.size(); ++k) {
+      classes[k].eligible.resize(n, -1);
     }
     group_scratch.resize(n, 0);
   }
@@ -568,11 +596,11 @@ struct KubeScheduler::State
       (t.effect == model::TaintEffect::prefer_no_schedule ? v.soft_taints : v.hard_taints) = true;
     }
     refresh_resources(i);
-    for (auto& k : keys) {
-      k.node_domain[i] = domain_value(k, ns);
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      keys[k].node_domain[i] = domain_value(keys[k], ns);
     }
-    for (auto& cls : classes) {
-      cls.eligible[i] = -1;
+    for (std::size_t k = 0; k < classes.size(); ++k) {
+      classes[k].eligible[i] = -1;
     }
     if (was != v.in_snapshot) {
       if (v.in_snapshot) {
@@ -971,9 +999,16 @@ struct KubeScheduler::State
 
   std::uint32_t dom(std::uint32_t key, NodeIndex n)
   {
-    if (n != k_extra) {
+    if (n != k_extra) [[likely]] {
       return keys[key].node_domain[n];
     }
+    return extra_dom(key);
+  }
+
+  // Domain of the cycle's hypothetical node for a key (its own virtual domain when the value is
+  // new to the cluster).
+  std::uint32_t extra_dom(std::uint32_t key)
+  {
     auto& d = cycle.extra_domain[key];
     if (d == k_unset) {
       const auto& k = keys[key];
@@ -1094,16 +1129,21 @@ struct KubeScheduler::State
   void prepare_hard()
   {
     const Group& g = groups[cycle.gid];
+    const std::size_t nc = g.hard.size();
+    hard_domains.clear();
+    hard_counts.clear();
     for (const auto& c : g.hard) {
       cycle.hard.push_back(acquire(c.key));
+      hard_domains.push_back(keys[c.key].node_domain.data());
+      hard_counts.push_back(matchers[c.matcher].node_count.data());
     }
-    for_snapshot_nodes([&](NodeIndex n) {
-      for (const auto& c : g.hard) {
-        if (dom(c.key, n) == k_none) {
+    const auto count_node = [&](NodeIndex n) {
+      for (std::size_t i = 0; i < nc; ++i) {
+        if (dom(g.hard[i].key, n) == k_none) {
           return;
         }
       }
-      for (std::size_t i = 0; i < g.hard.size(); ++i) {
+      for (std::size_t i = 0; i < nc; ++i) {
         const auto& c = g.hard[i];
         if (!included(c.affinity_honor, c.taints_honor, n)) {
           continue;
@@ -1111,9 +1151,28 @@ struct KubeScheduler::State
         auto& t = tables[cycle.hard[i]];
         const auto d = dom(c.key, n);
         t.present[d] = 1;
-        t.count[d] += count_on(c.matcher, n);
+        t.count[d] += n == k_extra ? count_on(c.matcher, n) : hard_counts[i][n];
       }
-    });
+    };
+    const bool simple = nc == 1 && !(g.hard[0].affinity_honor && g.affinity_class != k_none) && !g.hard[0].taints_honor;
+    if (simple) {
+      // The common case, without per-node policy checks.
+      const std::uint32_t* domains = hard_domains[0];
+      const std::int32_t* counts = hard_counts[0];
+      auto& t = tables[cycle.hard[0]];
+      for (const auto n : order) {
+        const auto d = domains[n];
+        if (d != k_none) {
+          t.present[d] = 1;
+          t.count[d] += counts[n];
+        }
+      }
+      if (cycle.extra != nullptr) {
+        count_node(k_extra);
+      }
+    } else {
+      for_snapshot_nodes(count_node);
+    }
     for (const auto idx : cycle.hard) {
       auto& t = tables[idx];
       bool first = true;
@@ -1472,7 +1531,7 @@ struct KubeScheduler::State
       }
     } else {
       for (const auto& [n, cnt] : g.node_counts) {
-        group_scratch[n] = cnt;
+        group_scratch[n] = static_cast<std::int32_t>(cnt);
         if (!views[n].in_snapshot) {
           continue;
         }
@@ -1481,6 +1540,28 @@ struct KubeScheduler::State
         }
       }
     }
+    // Per constraint: the nodes' domains, and where its counts come from.
+    struct Term
+    {
+      const std::uint32_t* domains;
+      const std::int32_t* node_counts;     // hostname constraints: per node
+      const std::int64_t* domain_counts;   // other constraints: per domain
+      double weight;
+      double skew;
+    };
+    std::array<Term, 16> terms{};
+    for (std::size_t ci = 0; ci < n_constraints; ++ci) {
+      const auto& c = constraints[ci];
+      auto& t = terms[ci];
+      t.domains = keys[c.key].node_domain.data();
+      if (c.hostname) {
+        t.node_counts = c.matcher != k_none ? matchers[c.matcher].node_count.data() : group_scratch.data();
+      } else {
+        t.domain_counts = tables[table_of[ci]].count.data();
+      }
+      t.weight = weights[ci];
+      t.skew = static_cast<double>(c.max_skew - 1);
+    }
     for (std::size_t i = 0; i < m; ++i) {
       if (s_ignored[i] != 0) {
         continue;
@@ -1488,20 +1569,16 @@ struct KubeScheduler::State
       const auto n = nodes[i];
       double score = 0;
       for (std::size_t ci = 0; ci < n_constraints; ++ci) {
-        const auto& c = constraints[ci];
-        const auto d = dom(c.key, n);
+        const auto& t = terms[ci];
+        const auto d = t.domains[n];
         if (d == k_none) {
           continue;
         }
-        std::int64_t cnt = 0;
-        if (c.hostname) {
-          cnt = c.matcher != k_none ? matchers[c.matcher].node_count[n] : group_scratch[n];
-        } else {
-          cnt = tables[table_of[ci]].count[d];
-        }
-        score += static_cast<double>(cnt) * weights[ci] + static_cast<double>(c.max_skew - 1);
+        const std::int64_t cnt = t.node_counts != nullptr ? t.node_counts[n] : t.domain_counts[d];
+        score += static_cast<double>(cnt) * t.weight + t.skew;
       }
-      s_tsc[i] = std::llround(score);
+      // math.Round of a non-negative score.
+      s_tsc[i] = static_cast<std::int64_t>(score + 0.5);
     }
     if (!explicit_soft) {
       for (const auto& [n, cnt] : g.node_counts) {
@@ -1583,8 +1660,8 @@ struct KubeScheduler::State
   {
     const Group& g = groups[cycle.gid];
     const std::size_t m = nodes.size();
-    s_fit.assign(m, 0);
-    s_bal.assign(m, 0);
+    s_fit.resize(m);
+    s_bal.resize(m);
     s_taint.assign(m, 0);
     s_naff.assign(m, 0);
     bool any_soft_taint = false;
@@ -1592,9 +1669,9 @@ struct KubeScheduler::State
       const NodeView& v = views[nodes[i]];
       s_fit[i] = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
                                     v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
-      if (!cycle.best_effort) {
-        s_bal[i] = balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu, v.req_mem + cycle.mem, v.alloc_mem);
-      }
+      s_bal[i] = cycle.best_effort ? 0
+                                   : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu,
+                                                               v.req_mem + cycle.mem, v.alloc_mem);
       if (v.soft_taints) {
         s_taint[i] = intolerable_prefer_no_schedule(g.spec->tolerations, cluster->node(nodes[i]));
         any_soft_taint = any_soft_taint || s_taint[i] != 0;
@@ -1608,7 +1685,9 @@ struct KubeScheduler::State
     } else {
       std::fill(s_taint.begin(), s_taint.end(), k_max_node_score);
     }
-    default_normalize(s_naff, false);
+    if (g.has_preferred_node_affinity) {
+      default_normalize(s_naff, false);
+    }
     score_spread(nodes);
     score_inter_pod_affinity(nodes);
     const auto& w = config.weights;

@@ -412,7 +412,9 @@ void Engine::evict_pod(PodIndex index)
     ++m_result.pods.lost;
     return;
   }
-  // The controller recreates it: pending again, running time starts over when it restarts.
+  // The controller recreates it: pending again, running time starts over when it restarts. The
+  // new pod has no spec.nodeName (a t=0 binding does not follow it).
+  p.pod.node_name.clear();
   m_cluster.set_pending(index, m_now);
   if (p.pod.departure >= 0) {
     m_queue.push(std::max(m_now, p.pod.departure), Phase::workload, EventKind::pod_departure, index,

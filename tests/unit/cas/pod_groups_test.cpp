@@ -175,6 +175,16 @@ TEST_CASE("predicates: taints, selectors, host ports, resources", "[cas][predica
   auto big = make_spec("big", 1600, 512);
   big->tolerations = spec->tolerations;
   CHECK(check_predicates(snapshot, 0, make_pod("big", big)) == Filter::resources);
+  // NodeName: a pod naming another node fits nowhere else, except in the removal
+  // simulation, which clears spec.nodeName.
+  auto named = make_pod("named", spec);
+  named.node_name = "elsewhere";
+  CHECK(check_predicates(snapshot, 0, named) == Filter::node_name);
+  snapshot.set_ignore_node_name(true);
+  CHECK(check_predicates(snapshot, 0, named) == Filter::none);
+  snapshot.set_ignore_node_name(false);
+  named.node_name = "n";
+  CHECK(check_predicates(snapshot, 0, named) == Filter::none);
   snapshot.set_blocked(0, true);
   CHECK(check_predicates(snapshot, 0, pod2) == Filter::unschedulable);
 }

@@ -118,6 +118,16 @@ void Env::daemon_set(const PodOptions& o)
   daemon_sets.push_back(spec(o));
 }
 
+cluster::PodIndex Env::daemon_pod(const PodOptions& o)
+{
+  model::Pod p;
+  p.name = fmt::format("ds-pod-{:04d}", m_pod_seq++);
+  p.spec = spec(o);
+  p.requests = p.spec->requests;
+  p.is_daemon = true;
+  return cluster.add_pod(std::move(p));
+}
+
 cluster::NodeIndex Env::node(const std::string& name, model::Labels labels, model::Resources allocatable,
                              cluster::NodeLifecycle lifecycle, std::optional<std::uint32_t> pool)
 {
@@ -145,6 +155,24 @@ cluster::NodeIndex Env::node(const std::string& name, model::Labels labels, mode
 void Env::bind(cluster::PodIndex pod, cluster::NodeIndex node)
 {
   cluster.bind(pod, node, now);
+}
+
+void Env::remove(cluster::PodIndex pod)
+{
+  if (cluster.pod(pod).node != cluster::k_none) {
+    cluster.unbind(pod, now);
+  } else {
+    cluster.clear_pending(pod);
+  }
+  cluster.pod_mut(pod).phase = cluster::PodPhase::finished;
+}
+
+void Env::delete_unscheduled()
+{
+  const std::vector<cluster::PodIndex> pending = cluster.pending();
+  for (const auto p : pending) {
+    remove(p);
+  }
 }
 
 SolveInput Env::input() const

@@ -75,11 +75,17 @@ public:
   // n pending pods sharing one PodSpec (test.UnschedulablePods).
   std::vector<cluster::PodIndex> pods(const PodOptions& o, int n);
   void daemon_set(const PodOptions& o);
+  // A DaemonSet pod (is_daemon), pending until bound with bind().
+  cluster::PodIndex daemon_pod(const PodOptions& o);
   // A node that exists before the round (unowned unless pool is set).
   cluster::NodeIndex node(const std::string& name, model::Labels labels, model::Resources allocatable,
                           cluster::NodeLifecycle lifecycle = cluster::NodeLifecycle::ready,
                           std::optional<std::uint32_t> pool = std::nullopt);
   void bind(cluster::PodIndex pod, cluster::NodeIndex node);
+  // ExpectDeleted: the pod leaves the cluster (unbound if bound).
+  void remove(cluster::PodIndex pod);
+  // ExpectDeleteAllUnscheduledPods.
+  void delete_unscheduled();
 
   struct Round
   {

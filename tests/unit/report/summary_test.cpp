@@ -80,9 +80,31 @@ TEST_CASE("column labels: engines, designs, or both", "[report][compare]")
   Comparison both;
   both.designs = {{"x", testing::sample_run()}, {"y", testing::sample_run()}};
   cols = columns_of(both);
+  // Grouped by engine so each design sits next to its baseline: the same engine in design x.
   REQUIRE(cols.size() == 4);
   CHECK(cols[0].label == "x · karpenter");
+  CHECK(cols[1].label == "y · karpenter");
+  CHECK(cols[2].label == "x · cluster-autoscaler");
   CHECK(cols[3].label == "y · cluster-autoscaler");
+  CHECK_FALSE(cols[0].baseline.has_value());
+  CHECK(cols[1].baseline == 0U);
+  CHECK_FALSE(cols[2].baseline.has_value());
+  CHECK(cols[3].baseline == 2U);
+  // One design: everything against the first engine.
+  cols = columns_of(one);
+  CHECK_FALSE(cols[0].baseline.has_value());
+  CHECK(cols[1].baseline == 0U);
+  // An engine the first design lacks has nothing to compare with.
+  RunResult only_cas = testing::sample_run();
+  only_cas.results.erase(only_cas.results.begin());
+  RunResult only_k = testing::sample_run();
+  only_k.results.pop_back();
+  Comparison mixed;
+  mixed.designs = {{"k", only_k}, {"c", only_cas}};
+  cols = columns_of(mixed);
+  REQUIRE(cols.size() == 2);
+  CHECK(cols[1].label == "c");
+  CHECK_FALSE(cols[1].baseline.has_value());
 }
 
 TEST_CASE("summary rows: pools are the union over columns, in name order", "[report][summary]")

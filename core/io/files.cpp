@@ -1,0 +1,133 @@
+#include "core/io/files.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+
+namespace capsim::io {
+
+namespace {
+
+SourceLocation where(const std::string& path, const SourceLocation& referenced_from)
+{
+  return referenced_from.file.empty() ? SourceLocation{path, 0, 0} : referenced_from;
+}
+
+std::string reason(const std::string& path)
+{
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return "it is a folder";
+  }
+  if (!std::filesystem::exists(path, ec)) {
+    return "no such file";
+  }
+  return std::strerror(errno);
+}
+
+} // namespace
+
+std::string resolve_relative(const std::string& base_file, const std::string& path)
+{
+  const std::filesystem::path p(path);
+  if (p.is_absolute() || base_file.empty()) {
+    return path;
+  }
+  const std::filesystem::path base = std::filesystem::path(base_file).parent_path();
+  if (base.empty()) {
+    return path;
+  }
+  return (base / p).lexically_normal().string();
+}
+
+std::ifstream open_input(const std::string& path, const SourceLocation& referenced_from)
+{
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(where(path, referenced_from), fmt::format("cannot read '{}': it is a folder", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(where(path, referenced_from), fmt::format("cannot read '{}': {}", path, reason(path)));
+  }
+  return in;
+}
+
+std::string read_text_file(const std::string& path, const SourceLocation& referenced_from, std::size_t max_bytes)
+{
+  std::ifstream in = open_input(path, referenced_from);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > max_bytes) {
+    throw InputError(where(path, referenced_from),
+                     fmt::format("'{}' is too large ({} bytes; at most {} are read)", path, size, max_bytes));
+  }
+  std::string out;
+  char buffer[65536];
+  while (in) {
+    in.read(buffer, sizeof buffer);
+    out.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (out.size() > max_bytes) {
+      throw InputError(where(path, referenced_from),
+                       fmt::format("'{}' is too large (at most {} bytes are read)", path, max_bytes));
+    }
+  }
+  if (in.bad()) {
+    throw InputError(where(path, referenced_from), fmt::format("cannot read '{}': read error", path));
+  }
+  return out;
+}
+
+AtomicFile::AtomicFile(std::string path) : m_path(std::move(path))
+{
+  const std::filesystem::path p(m_path);
+  const std::string name = p.filename().string();
+  const std::filesystem::path dir = p.parent_path();
+  const std::string temp_name = fmt::format(".{}.tmp-{}", name, static_cast<long>(::getpid()));
+  m_temp = dir.empty() ? temp_name : (dir / temp_name).string();
+  m_out.open(m_temp, std::ios::binary | std::ios::trunc);
+  if (!m_out) {
+    throw InputError(SourceLocation{m_path, 0, 0},
+                     fmt::format("cannot write '{}': {}", m_path, std::strerror(errno)));
+  }
+}
+
+AtomicFile::~AtomicFile()
+{
+  if (!m_committed) {
+    m_out.close();
+    std::error_code ec;
+    std::filesystem::remove(m_temp, ec);
+  }
+}
+
+void AtomicFile::commit()
+{
+  m_out.flush();
+  const bool ok = static_cast<bool>(m_out);
+  m_out.close();
+  if (!ok || m_out.fail()) {
+    throw InputError(SourceLocation{m_path, 0, 0}, fmt::format("cannot write '{}': write error", m_path));
+  }
+  std::error_code ec;
+  std::filesystem::rename(m_temp, m_path, ec);
+  if (ec) {
+    throw InputError(SourceLocation{m_path, 0, 0}, fmt::format("cannot write '{}': {}", m_path, ec.message()));
+  }
+  m_committed = true;
+}
+
+void write_file_atomic(const std::string& path, std::string_view content)
+{
+  AtomicFile file(path);
+  file.stream().write(content.data(), static_cast<std::streamsize>(content.size()));
+  file.commit();
+}
+
+} // namespace capsim::io

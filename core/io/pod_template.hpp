@@ -1,0 +1,56 @@
+#pragma once
+
+#include "core/io/yaml_reader.hpp"
+#include "core/model/pod.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace capsim::io {
+
+// What the pod converter needs to know beyond the pod itself.
+struct PodContext
+{
+  std::string namespace_ = "default"; // when metadata.namespace is absent
+  model::OwnerKind owner = model::OwnerKind::none;
+  // PriorityClass name -> value (the stream's scheduling.k8s.io/v1 PriorityClasses).
+  const std::map<std::string, std::int32_t>* priority_classes = nullptr;
+  std::optional<std::int32_t> default_priority; // a PriorityClass with globalDefault: true
+  // kubectl dumps: spec.priority was resolved by the API server, so an unknown
+  // priorityClassName is not an error there.
+  bool lenient_priority_class = false;
+};
+
+// A pod template (or a Pod) converted: the shared spec plus per-pod facts.
+struct PodTemplate
+{
+  model::PodSpec spec;
+  std::string name;      // metadata.name ("" in templates)
+  std::string node_name; // spec.nodeName
+  std::optional<Duration> runtime; // annotation capsim.io/runtime
+  bool daemon_owned = false;       // ownerReferences name a DaemonSet
+  bool mirror = false;             // a static pod's mirror (kubernetes.io/config.mirror)
+};
+
+// Converts metadata + spec of a Pod or PodTemplateSpec (SPEC §2) with the real Kubernetes
+// schema: effective requests (containers, limits-only defaulting, init containers and
+// sidecars, pod-level resources, overhead), scheduling constraints, priority and annotations.
+// `what` prefixes field names in messages ("Deployment/web spec.template.spec").
+// Errors go to the reader's diagnostics; the result is best effort.
+[[nodiscard]] PodTemplate read_pod_template(YamlReader& reader, const YAML::Node& metadata, const YAML::Node& spec,
+                                            const std::string& what, const PodContext& context);
+
+// Largest request accepted for one resource of one container (cpu in millicores, memory in
+// bytes): about 10^15. Larger values are refused as absurd.
+inline constexpr std::int64_t k_max_request = std::int64_t{1} << 50U;
+
+// The fields of metav1.ObjectMeta, for unknown-field checks.
+void check_metadata(YamlReader& reader, const YAML::Node& metadata, const std::string& what);
+
+// Priority of the two built-in classes.
+inline constexpr std::int32_t k_system_cluster_critical = 2000000000;
+inline constexpr std::int32_t k_system_node_critical = 2000001000;
+
+} // namespace capsim::io

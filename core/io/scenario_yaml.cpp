@@ -1,0 +1,2075 @@
+#include "core/io/scenario_yaml.hpp"
+
+#include "core/base/quantity.hpp"
+#include "core/base/rng.hpp"
+#include "core/base/text.hpp"
+#include "core/catalog/aws_allocatable.hpp"
+#include "core/io/files.hpp"
+#include "core/io/pod_template.hpp"
+#include "core/io/set_override.hpp"
+#include "core/io/text_guard.hpp"
+#include "core/io/yaml_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace capsim::io {
+
+namespace {
+
+// One document of the stream (List items are documents of their own).
+struct Doc
+{
+  YAML::Node root;
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string namespace_ = "default";
+};
+
+struct KindInfo
+{
+  std::string_view kind;
+  std::string_view api_version;
+  bool namespaced;
+};
+
+constexpr KindInfo k_kinds[] = {
+    {"Scenario", "capsim/v1", false},
+    {"NodeGroup", "capsim/v1", false},
+    {"Catalog", "capsim/v1", false},
+    {"NodePool", "karpenter.sh/v1", false},
+    {"EC2NodeClass", "karpenter.k8s.aws/v1", false},
+    {"Node", "v1", false},
+    {"Pod", "v1", true},
+    {"Deployment", "apps/v1", true},
+    {"StatefulSet", "apps/v1", true},
+    {"ReplicaSet", "apps/v1", true},
+    {"DaemonSet", "apps/v1", true},
+    {"Job", "batch/v1", true},
+    {"PodDisruptionBudget", "policy/v1", true},
+    {"PriorityClass", "scheduling.k8s.io/v1", false},
+};
+
+const KindInfo* find_kind(std::string_view kind)
+{
+  for (const auto& k : k_kinds) {
+    if (k.kind == kind) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
+// Top-level fields of Kubernetes objects that capsim does not read.
+const std::initializer_list<std::string_view> k_k8s_top_ignored = {"status"};
+
+bool valid_percent_or_int(std::string_view text)
+{
+  if (text.empty()) {
+    return false;
+  }
+  std::string_view digits = text;
+  if (digits.back() == '%') {
+    digits.remove_suffix(1);
+    if (digits.empty() || digits.size() > 3) {
+      return false;
+    }
+  }
+  if (digits.empty() || digits.size() > 9) {
+    return false;
+  }
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  return text.back() != '%' || std::stoi(std::string(digits)) <= 100;
+}
+
+// A 5-field cron expression or a @macro, as Karpenter's budget schedule accepts.
+bool valid_cron(std::string_view text)
+{
+  static constexpr std::string_view k_macros[] = {"@yearly", "@annually", "@monthly", "@weekly",
+                                                  "@daily",  "@midnight", "@hourly"};
+  for (const auto m : k_macros) {
+    if (text == m) {
+      return true;
+    }
+  }
+  int fields = 0;
+  bool in_field = false;
+  for (const char c : text) {
+    const bool space = c == ' ' || c == '\t';
+    if (!space && !in_field) {
+      ++fields;
+    }
+    in_field = !space;
+    if (!space && !((c >= '0' && c <= '9') || c == '*' || c == ',' || c == '-' || c == '/' || c == '?'
+                     || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+      return false;
+    }
+  }
+  return fields == 5;
+}
+
+class ScenarioParser
+{
+public:
+  ScenarioParser(YamlReader& reader, std::string source) : m_r(reader), m_source(std::move(source)) {}
+
+  model::Scenario parse(std::vector<Doc>& docs);
+
+private:
+  // Settings helpers: read an optional field into `out` when present.
+  void set_duration(const YAML::Node& map, std::string_view key, const std::string& what, Duration& out,
+                    bool allow_never = false)
+  {
+    if (const auto n = child(map, key); present(n)) {
+      if (auto d = m_r.duration(n, what + "." + std::string(key), allow_never)) {
+        out = *d;
+      }
+    }
+  }
+
+  void set_int(const YAML::Node& map, std::string_view key, const std::string& what, std::int32_t& out,
+               std::int64_t min, std::int64_t max)
+  {
+    if (const auto n = child(map, key); present(n)) {
+      if (auto v = m_r.integer(n, what + "." + std::string(key), min, max)) {
+        out = static_cast<std::int32_t>(*v);
+      }
+    }
+  }
+
+  void set_double(const YAML::Node& map, std::string_view key, const std::string& what, double& out, double min,
+                  double max)
+  {
+    if (const auto n = child(map, key); present(n)) {
+      if (auto v = m_r.number(n, what + "." + std::string(key), min, max)) {
+        out = *v;
+      }
+    }
+  }
+
+  void set_bool(const YAML::Node& map, std::string_view key, const std::string& what, bool& out)
+  {
+    if (const auto n = child(map, key); present(n)) {
+      if (auto v = m_r.boolean(n, what + "." + std::string(key))) {
+        out = *v;
+      }
+    }
+  }
+
+  void read_scenario(const Doc& d);
+  void read_settings(const YAML::Node& spec);
+  void read_workload_section(const YAML::Node& workload);
+  std::optional<model::RuntimeDistribution> read_runtime(const YAML::Node& node, const std::string& what);
+  void read_generator(const YAML::Node& g, std::size_t index);
+  void read_event(const YAML::Node& e, std::size_t index);
+  void read_node_pool(const Doc& d);
+  void read_node_class(const Doc& d);
+  void read_node_group(const Doc& d);
+  void read_node(const Doc& d);
+  void read_pod(const Doc& d);
+  void read_workload(const Doc& d);
+  void read_daemon_set(const Doc& d);
+  void read_pdb(const Doc& d);
+  void read_catalog(const Doc& d);
+  void read_priority_class(const Doc& d);
+  void cross_check(const std::vector<Doc>& docs);
+
+  // The pod template of a workload (spec.template), or nullptr after an error.
+  model::PodSpecPtr read_template(const Doc& d, const YAML::Node& spec, model::OwnerKind owner, PodTemplate* out = nullptr);
+  std::string what(const Doc& d) const { return fmt::format("{}/{}", d.kind, d.name); }
+
+  YamlReader& m_r;
+  std::string m_source;
+  model::Scenario m_s;
+  std::map<std::string, std::int32_t> m_priority_classes;
+  std::optional<std::int32_t> m_default_priority;
+  std::optional<SourceLocation> m_scenario_location;
+  // Locations for cross-references.
+  std::map<std::string, SourceLocation> m_node_pool_ref_locations; // NodePool name -> nodeClassRef location
+  std::vector<std::pair<std::size_t, YAML::Node>> m_generator_template_nodes;
+  std::vector<std::pair<std::size_t, YAML::Node>> m_trace_template_nodes;
+  std::vector<std::pair<std::size_t, YAML::Node>> m_bound_pod_nodes; // pod index -> nodeName node
+  bool m_has_scenario = false;
+};
+
+// ----------------------------------------------------------------------------------------------
+// Scenario
+
+void ScenarioParser::read_scenario(const Doc& d)
+{
+  const SourceLocation here = m_r.location(d.root);
+  if (m_scenario_location) {
+    m_r.error(d.root, fmt::format("a second capsim/v1 Scenario document (the first is on line {}); a stream has "
+                                  "exactly one",
+                                  m_scenario_location->line));
+    return;
+  }
+  m_scenario_location = here;
+  m_s.settings.location = here;
+  m_has_scenario = true;
+  m_r.check_fields(d.root, "Scenario", {"apiVersion", "kind", "metadata", "spec"});
+  if (const auto md = child(d.root, "metadata"); present(md)) {
+    m_r.check_fields(md, "Scenario.metadata", {"name"}, {"labels", "annotations", "namespace"});
+  }
+  if (!d.name.empty()) {
+    m_s.settings.name = d.name;
+  }
+  const auto spec = child(d.root, "spec");
+  if (present(spec)) {
+    read_settings(spec);
+  }
+}
+
+void ScenarioParser::read_settings(const YAML::Node& spec)
+{
+  auto& st = m_s.settings;
+  if (!m_r.check_fields(spec, "Scenario.spec",
+                        {"region", "zones", "duration", "seed", "catalog", "engines", "workload", "events",
+                         "karpenter", "clusterAutoscaler", "spot", "pricing"})) {
+    return;
+  }
+  if (const auto n = child(spec, "region"); present(n)) {
+    if (auto v = m_r.string(n, "spec.region"); v && !v->empty()) {
+      st.region = *v;
+    } else if (v) {
+      m_r.error(n, "'spec.region' must not be empty");
+    }
+  }
+  st.zones = m_r.string_list(child(spec, "zones"), "spec.zones");
+  {
+    std::set<std::string> seen;
+    for (const auto& z : st.zones) {
+      if (!seen.insert(z).second) {
+        m_r.error(child(spec, "zones"), fmt::format("zone '{}' is listed twice in 'spec.zones'", z));
+      }
+    }
+  }
+  if (const auto n = child(spec, "duration"); present(n)) {
+    if (auto v = m_r.duration(n, "spec.duration")) {
+      if (*v <= 0 || *v > k_max_sim_duration) {
+        m_r.error(n, fmt::format("'spec.duration' must be between 1ms and {} (got {})",
+                                 format_duration(k_max_sim_duration), format_duration(*v)));
+      } else {
+        st.duration = *v;
+      }
+    }
+  }
+  if (const auto n = child(spec, "seed"); present(n)) {
+    if (auto v = m_r.integer(n, "spec.seed", 0, std::numeric_limits<std::int64_t>::max())) {
+      st.seed = static_cast<std::uint64_t>(*v);
+    }
+  }
+  if (const auto n = child(spec, "catalog"); present(n)) {
+    if (auto v = m_r.string(n, "spec.catalog")) {
+      if (*v == "default" || v->empty()) {
+        st.catalog = "default";
+      } else {
+        st.catalog = resolve_relative(m_source, *v);
+        std::error_code ec;
+        if (!std::filesystem::is_directory(st.catalog, ec)) {
+          m_r.error(n, fmt::format("catalog folder '{}' not found (looked for '{}'; paths are relative to the "
+                                   "scenario's folder; use 'default' for the embedded catalog)",
+                                   *v, st.catalog));
+        }
+      }
+    }
+  }
+  if (const auto n = child(spec, "engines"); present(n) && m_r.expect_sequence(n, "spec.engines")) {
+    for (const auto& e : n) {
+      if (auto v = m_r.choice(e, "spec.engines", {"karpenter", "cluster-autoscaler"})) {
+        if (std::find(st.engines.begin(), st.engines.end(), *v) != st.engines.end()) {
+          m_r.error(e, fmt::format("engine '{}' is listed twice", *v));
+        } else {
+          st.engines.push_back(*v);
+        }
+      }
+    }
+  }
+  if (const auto n = child(spec, "workload"); present(n)) {
+    read_workload_section(n);
+  }
+  if (const auto n = child(spec, "events"); present(n) && m_r.expect_sequence(n, "spec.events")) {
+    std::size_t i = 0;
+    for (const auto& e : n) {
+      read_event(e, i++);
+    }
+  }
+  if (const auto k = child(spec, "karpenter"); present(k)) {
+    const std::string w = "spec.karpenter";
+    auto& ks = st.karpenter;
+    if (m_r.check_fields(k, w,
+                         {"batchIdleDuration", "batchMaxDuration", "launchLatency", "registrationLatency",
+                          "spotToSpotConsolidation", "version", "preferencePolicy", "minValuesPolicy",
+                          "maxInstanceTypes"})) {
+      set_duration(k, "batchIdleDuration", w, ks.batch_idle_duration);
+      set_duration(k, "batchMaxDuration", w, ks.batch_max_duration);
+      set_duration(k, "launchLatency", w, ks.launch_latency);
+      set_duration(k, "registrationLatency", w, ks.registration_latency);
+      set_bool(k, "spotToSpotConsolidation", w, ks.spot_to_spot_consolidation);
+      if (const auto n = child(k, "version"); present(n)) {
+        if (auto v = m_r.choice(n, w + ".version", {"1.13", "1.14"})) {
+          ks.version = *v;
+        }
+      }
+      if (const auto n = child(k, "preferencePolicy"); present(n)) {
+        if (auto v = m_r.choice(n, w + ".preferencePolicy", {"Respect", "Ignore"})) {
+          ks.preference_policy_ignore = *v == "Ignore";
+        }
+      }
+      if (const auto n = child(k, "minValuesPolicy"); present(n)) {
+        if (auto v = m_r.choice(n, w + ".minValuesPolicy", {"Strict", "BestEffort"})) {
+          ks.min_values_best_effort = *v == "BestEffort";
+        }
+      }
+      set_int(k, "maxInstanceTypes", w, ks.max_instance_types, 1, 10000);
+      if (ks.batch_max_duration < ks.batch_idle_duration) {
+        m_r.error(k, fmt::format("'{}.batchMaxDuration' ({}) must not be shorter than batchIdleDuration ({})", w,
+                                 format_duration(ks.batch_max_duration), format_duration(ks.batch_idle_duration)));
+      }
+    }
+  }
+  if (const auto c = child(spec, "clusterAutoscaler"); present(c)) {
+    const std::string w = "spec.clusterAutoscaler";
+    auto& cs = st.cluster_autoscaler;
+    if (m_r.check_fields(c, w,
+                         {"expander", "scanInterval", "scaleDownUtilizationThreshold", "scaleDownUnneededTime",
+                          "scaleDownDelayAfterAdd", "scaleDownDelayAfterDelete", "scaleDownDelayAfterFailure",
+                          "launchLatency", "maxNodeProvisionTime", "maxNodesTotal", "maxEmptyBulkDelete",
+                          "maxScaleDownParallelism", "balanceSimilarNodeGroups", "skipNodesWithLocalStorage",
+                          "skipNodesWithSystemPods", "useRealAllocatable", "rebalanceRecommendation",
+                          "newPodScaleUpDelay"})) {
+      if (const auto n = child(c, "expander"); present(n)) {
+        if (auto v = m_r.string(n, w + ".expander")) {
+          const std::vector<std::string> known{"random", "most-pods", "least-waste", "price", "priority"};
+          bool ok = true;
+          for (const auto& part : split(*v, ',')) {
+            const std::string name(trim(part));
+            if (std::find(known.begin(), known.end(), name) == known.end()) {
+              m_r.error(n, fmt::format("unknown expander '{}' in '{}.expander' (expected {}{})", name, w,
+                                       fmt::join(known, ", "),
+                                       closest_match(name, known).empty()
+                                           ? ""
+                                           : fmt::format("; did you mean '{}'?", closest_match(name, known))));
+              ok = false;
+            }
+          }
+          if (ok) {
+            cs.expander = *v;
+          }
+        }
+      }
+      set_duration(c, "scanInterval", w, cs.scan_interval);
+      set_double(c, "scaleDownUtilizationThreshold", w, cs.scale_down_utilization_threshold, 0.0, 1.0);
+      set_duration(c, "scaleDownUnneededTime", w, cs.scale_down_unneeded_time);
+      set_duration(c, "scaleDownDelayAfterAdd", w, cs.scale_down_delay_after_add);
+      set_duration(c, "scaleDownDelayAfterDelete", w, cs.scale_down_delay_after_delete);
+      set_duration(c, "scaleDownDelayAfterFailure", w, cs.scale_down_delay_after_failure);
+      set_duration(c, "launchLatency", w, cs.launch_latency);
+      set_duration(c, "maxNodeProvisionTime", w, cs.max_node_provision_time);
+      set_int(c, "maxNodesTotal", w, cs.max_nodes_total, 0, 1'000'000);
+      set_int(c, "maxEmptyBulkDelete", w, cs.max_empty_bulk_delete, 1, 1'000'000);
+      set_int(c, "maxScaleDownParallelism", w, cs.max_scale_down_parallelism, 1, 1'000'000);
+      set_bool(c, "balanceSimilarNodeGroups", w, cs.balance_similar_node_groups);
+      set_bool(c, "skipNodesWithLocalStorage", w, cs.skip_nodes_with_local_storage);
+      set_bool(c, "skipNodesWithSystemPods", w, cs.skip_nodes_with_system_pods);
+      set_bool(c, "useRealAllocatable", w, cs.use_real_allocatable);
+      set_bool(c, "rebalanceRecommendation", w, cs.rebalance_recommendation);
+      set_duration(c, "newPodScaleUpDelay", w, cs.new_pod_scale_up_delay);
+      if (cs.scan_interval <= 0) {
+        m_r.error(c, fmt::format("'{}.scanInterval' must be positive", w));
+        cs.scan_interval = 10 * k_second;
+      }
+    }
+  }
+  if (const auto sp = child(spec, "spot"); present(sp)) {
+    const std::string w = "spec.spot";
+    if (m_r.check_fields(sp, w, {"interruptionModel", "hazardMultiplier"})) {
+      if (const auto n = child(sp, "interruptionModel"); present(n)) {
+        if (auto v = m_r.choice(n, w + ".interruptionModel", {"advisor", "none"})) {
+          st.spot.interruption_model = *v;
+        }
+      }
+      set_double(sp, "hazardMultiplier", w, st.spot.hazard_multiplier, 0.0, 1e6);
+    }
+  }
+  if (const auto p = child(spec, "pricing"); present(p)) {
+    const std::string w = "spec.pricing";
+    auto& ps = st.pricing;
+    if (m_r.check_fields(p, w,
+                         {"onDemandDiscount", "savingsPlanUsdPerHour", "savingsPlanDiscount",
+                          "nodeOverheadUsdPerHour", "minSpotDiscount"})) {
+      set_double(p, "onDemandDiscount", w, ps.on_demand_discount, 0.0, 1.0);
+      set_double(p, "savingsPlanUsdPerHour", w, ps.savings_plan_usd_per_hour, 0.0, 1e9);
+      set_double(p, "savingsPlanDiscount", w, ps.savings_plan_discount, 0.0, 1.0);
+      set_double(p, "nodeOverheadUsdPerHour", w, ps.node_overhead_usd_per_hour, 0.0, 1e6);
+      set_double(p, "minSpotDiscount", w, ps.min_spot_discount, 0.0, 1.0);
+    }
+  }
+}
+
+void ScenarioParser::read_workload_section(const YAML::Node& workload)
+{
+  if (!m_r.check_fields(workload, "spec.workload", {"traces", "generators"})) {
+    return;
+  }
+  if (const auto traces = child(workload, "traces"); present(traces) && m_r.expect_sequence(traces, "spec.workload.traces")) {
+    for (const auto& t : traces) {
+      const std::string w = "spec.workload.traces";
+      if (!m_r.check_fields(t, w, {"path", "format", "template"})) {
+        continue;
+      }
+      model::TraceSource source;
+      source.location = m_r.location(t);
+      const auto path = child(t, "path");
+      if (!present(path)) {
+        m_r.error(t, fmt::format("'{}' entry needs a 'path'", w));
+        continue;
+      }
+      auto p = m_r.string(path, w + ".path");
+      if (!p || p->empty()) {
+        if (p) {
+          m_r.error(path, fmt::format("'{}.path' must not be empty", w));
+        }
+        continue;
+      }
+      source.path = resolve_relative(m_source, *p);
+      source.location = m_r.location(path);
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(source.path, ec)) {
+        m_r.error(path, fmt::format("trace file '{}' not found (looked for '{}'; paths are relative to the "
+                                    "scenario's folder)",
+                                    *p, source.path));
+      }
+      if (const auto f = child(t, "format"); present(f)) {
+        if (auto v = m_r.choice(f, w + ".format", {"csv", "jsonl", "openb", "kubectl"})) {
+          source.format = *v;
+        }
+      } else {
+        const std::string ext = std::filesystem::path(*p).extension().string();
+        source.format = ext == ".jsonl" ? "jsonl" : ext == ".json" ? "kubectl" : "csv";
+      }
+      if (const auto tmpl = child(t, "template"); present(tmpl)) {
+        source.template_name = m_r.string(tmpl, w + ".template").value_or("");
+        m_trace_template_nodes.emplace_back(m_s.traces.size(), tmpl);
+      }
+      m_s.traces.push_back(std::move(source));
+    }
+  }
+  if (const auto gens = child(workload, "generators"); present(gens) && m_r.expect_sequence(gens, "spec.workload.generators")) {
+    std::size_t i = 0;
+    for (const auto& g : gens) {
+      read_generator(g, i++);
+    }
+  }
+}
+
+std::optional<model::RuntimeDistribution> ScenarioParser::read_runtime(const YAML::Node& node, const std::string& w)
+{
+  model::RuntimeDistribution r;
+  if (node.IsScalar()) {
+    auto d = m_r.duration(node, w);
+    if (!d) {
+      return std::nullopt;
+    }
+    r.dist = "fixed";
+    r.value = *d;
+    return r;
+  }
+  if (!m_r.check_fields(node, w, {"dist", "value", "mean", "median", "p95", "min", "max"})) {
+    return std::nullopt;
+  }
+  const auto dist = child(node, "dist");
+  if (!present(dist)) {
+    m_r.error(node, fmt::format("'{}' needs 'dist' (fixed, exponential, lognormal or uniform)", w));
+    return std::nullopt;
+  }
+  auto dname = m_r.choice(dist, w + ".dist", {"fixed", "exponential", "lognormal", "uniform"});
+  if (!dname) {
+    return std::nullopt;
+  }
+  r.dist = *dname;
+  std::vector<std::string_view> needed;
+  if (r.dist == "fixed") {
+    needed = {"value"};
+  } else if (r.dist == "exponential") {
+    needed = {"mean"};
+  } else if (r.dist == "lognormal") {
+    needed = {"median", "p95"};
+  } else {
+    needed = {"min", "max"};
+  }
+  bool ok = true;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (key == "dist" || key.empty()) {
+      continue;
+    }
+    if (std::find(needed.begin(), needed.end(), key) == needed.end()) {
+      m_r.error(it->first, fmt::format("'{}.{}' does not apply to dist {} (it takes {})", w, key, r.dist,
+                                       fmt::join(needed, ", ")));
+      ok = false;
+    }
+  }
+  for (const auto key : needed) {
+    const auto n = child(node, key);
+    if (!present(n)) {
+      m_r.error(node, fmt::format("'{}' with dist {} needs '{}'", w, r.dist, key));
+      ok = false;
+      continue;
+    }
+    auto d = m_r.duration(n, fmt::format("{}.{}", w, key));
+    if (!d) {
+      ok = false;
+      continue;
+    }
+    if (key == "value") {
+      r.value = *d;
+    } else if (key == "mean") {
+      r.mean = *d;
+    } else if (key == "median") {
+      r.median = *d;
+    } else if (key == "p95") {
+      r.p95 = *d;
+    } else if (key == "min") {
+      r.min = *d;
+    } else {
+      r.max = *d;
+    }
+  }
+  if (!ok) {
+    return std::nullopt;
+  }
+  if (r.dist == "exponential" && r.mean <= 0) {
+    m_r.error(node, fmt::format("'{}.mean' must be positive", w));
+    return std::nullopt;
+  }
+  if (r.dist == "lognormal" && (r.median <= 0 || r.p95 < r.median)) {
+    m_r.error(node, fmt::format("'{}': lognormal needs 0 < median <= p95", w));
+    return std::nullopt;
+  }
+  if (r.dist == "uniform" && r.max < r.min) {
+    m_r.error(node, fmt::format("'{}': uniform needs min <= max", w));
+    return std::nullopt;
+  }
+  return r;
+}
+
+void ScenarioParser::read_generator(const YAML::Node& g, std::size_t index)
+{
+  const std::string w = fmt::format("spec.workload.generators[{}]", index);
+  if (!m_r.check_fields(g, w,
+                        {"template", "pattern", "min", "max", "period", "ratePerHour", "runtime", "steps", "at",
+                         "count", "replicas"})) {
+    return;
+  }
+  model::Generator gen;
+  gen.location = m_r.location(g);
+  bool ok = true;
+  const auto tmpl = child(g, "template");
+  const auto pattern = child(g, "pattern");
+  if (!present(tmpl) || !present(pattern)) {
+    m_r.error(g, fmt::format("'{}' needs a 'template' and a 'pattern' (diurnal, poisson, steps, burst or constant)", w));
+    return;
+  }
+  gen.template_name = m_r.string(tmpl, w + ".template").value_or("");
+  auto p = m_r.choice(pattern, w + ".pattern", {"diurnal", "poisson", "steps", "burst", "constant"});
+  if (!p) {
+    return;
+  }
+  gen.pattern = *p;
+  std::vector<std::string_view> allowed;
+  if (gen.pattern == "diurnal") {
+    allowed = {"min", "max", "period"};
+  } else if (gen.pattern == "poisson") {
+    allowed = {"ratePerHour", "runtime"};
+  } else if (gen.pattern == "steps") {
+    allowed = {"steps"};
+  } else if (gen.pattern == "burst") {
+    allowed = {"at", "count", "runtime"};
+  } else {
+    allowed = {"replicas"};
+  }
+  for (auto it = g.begin(); it != g.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (key == "template" || key == "pattern" || key.empty()) {
+      continue;
+    }
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      m_r.error(it->first, fmt::format("'{}' does not apply to pattern {} (it takes {})", key, gen.pattern,
+                                       fmt::join(allowed, ", ")));
+      ok = false;
+    }
+  }
+  const auto required = [&](std::string_view key) {
+    const auto n = child(g, key);
+    if (!present(n)) {
+      m_r.error(g, fmt::format("'{}' (pattern {}) needs '{}'", w, gen.pattern, key));
+      ok = false;
+    }
+    return n;
+  };
+  if (gen.pattern == "diurnal") {
+    const auto mn = required("min");
+    const auto mx = required("max");
+    if (present(mn)) {
+      gen.min = static_cast<std::int32_t>(m_r.integer(mn, w + ".min", 0, k_max_replicas).value_or(0));
+    }
+    if (present(mx)) {
+      gen.max = static_cast<std::int32_t>(m_r.integer(mx, w + ".max", 0, k_max_replicas).value_or(0));
+    }
+    if (gen.max < gen.min) {
+      m_r.error(g, fmt::format("'{}': max ({}) must be >= min ({})", w, gen.max, gen.min));
+      ok = false;
+    }
+    set_duration(g, "period", w, gen.period);
+    if (gen.period < k_minute) {
+      m_r.error(g, fmt::format("'{}.period' must be at least 1m (replicas are evaluated every minute)", w));
+      ok = false;
+    }
+  } else if (gen.pattern == "poisson") {
+    const auto rate = required("ratePerHour");
+    if (present(rate)) {
+      if (auto v = m_r.number(rate, w + ".ratePerHour", 0.0, 1e7)) {
+        gen.rate_per_hour = *v;
+      } else {
+        ok = false;
+      }
+    }
+  } else if (gen.pattern == "steps") {
+    const auto steps = required("steps");
+    if (present(steps) && m_r.expect_sequence(steps, w + ".steps")) {
+      for (const auto& s : steps) {
+        if (!m_r.check_fields(s, w + ".steps", {"at", "replicas"})) {
+          ok = false;
+          continue;
+        }
+        const auto at = child(s, "at");
+        const auto rep = child(s, "replicas");
+        if (!present(at) || !present(rep)) {
+          m_r.error(s, fmt::format("'{}.steps' entry needs 'at' and 'replicas'", w));
+          ok = false;
+          continue;
+        }
+        auto a = m_r.duration(at, w + ".steps.at");
+        auto r = m_r.integer(rep, w + ".steps.replicas", 0, k_max_replicas);
+        if (!a || !r) {
+          ok = false;
+          continue;
+        }
+        if (!gen.steps.empty() && *a <= gen.steps.back().at) {
+          m_r.error(at, fmt::format("'{}.steps': 'at' times must increase ({} after {})", w, format_duration(*a),
+                                    format_duration(gen.steps.back().at)));
+          ok = false;
+          continue;
+        }
+        gen.steps.push_back({*a, static_cast<std::int32_t>(*r)});
+      }
+    }
+  } else if (gen.pattern == "burst") {
+    const auto at = required("at");
+    const auto count = required("count");
+    if (present(at)) {
+      gen.at = m_r.duration(at, w + ".at").value_or(0);
+    }
+    if (present(count)) {
+      gen.count = static_cast<std::int32_t>(m_r.integer(count, w + ".count", 0, k_max_replicas).value_or(0));
+    }
+  } else {
+    const auto rep = required("replicas");
+    if (present(rep)) {
+      gen.count = static_cast<std::int32_t>(m_r.integer(rep, w + ".replicas", 0, k_max_replicas).value_or(0));
+      gen.steps.push_back({0, gen.count});
+    }
+  }
+  if (const auto rt = child(g, "runtime"); present(rt)) {
+    gen.runtime = read_runtime(rt, w + ".runtime");
+    ok = ok && gen.runtime.has_value();
+  }
+  if (ok) {
+    m_generator_template_nodes.emplace_back(m_s.generators.size(), tmpl);
+    m_s.generators.push_back(std::move(gen));
+  }
+}
+
+void ScenarioParser::read_event(const YAML::Node& e, std::size_t index)
+{
+  const std::string w = fmt::format("spec.events[{}]", index);
+  if (!m_r.check_fields(e, w, {"at", "kind", "selector", "count", "nodePool", "for", "workload", "replicas"})) {
+    return;
+  }
+  model::ScenarioEvent ev;
+  ev.location = m_r.location(e);
+  const auto at = child(e, "at");
+  const auto kind = child(e, "kind");
+  if (!present(at) || !present(kind)) {
+    m_r.error(e, fmt::format("'{}' needs 'at' and 'kind' (SpotInterruption, Drift, InsufficientCapacity or "
+                             "ScaleWorkload)",
+                             w));
+    return;
+  }
+  auto a = m_r.duration(at, w + ".at");
+  auto k = m_r.choice(kind, w + ".kind", {"SpotInterruption", "Drift", "InsufficientCapacity", "ScaleWorkload"});
+  if (!a || !k) {
+    return;
+  }
+  ev.at = *a;
+  ev.kind = *k;
+  std::vector<std::string_view> allowed;
+  if (ev.kind == "SpotInterruption") {
+    allowed = {"selector", "count"};
+  } else if (ev.kind == "Drift") {
+    allowed = {"nodePool"};
+  } else if (ev.kind == "InsufficientCapacity") {
+    allowed = {"selector", "for"};
+  } else {
+    allowed = {"workload", "replicas"};
+  }
+  bool ok = true;
+  for (auto it = e.begin(); it != e.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (key == "at" || key == "kind" || key.empty()) {
+      continue;
+    }
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      m_r.error(it->first, fmt::format("'{}' does not apply to a {} event (it takes {})", key, ev.kind,
+                                       fmt::join(allowed, ", ")));
+      ok = false;
+    }
+  }
+  if (const auto sel = child(e, "selector"); present(sel)) {
+    if (m_r.check_fields(sel, w + ".selector", {"instanceType", "zone", "capacityType", "nodePool", "nodeName"})) {
+      const auto get = [&](std::string_view key, std::string& out) {
+        if (const auto n = child(sel, key); present(n)) {
+          out = m_r.string(n, fmt::format("{}.selector.{}", w, key)).value_or("");
+        }
+      };
+      get("instanceType", ev.selector.instance_type);
+      get("zone", ev.selector.zone);
+      get("nodePool", ev.selector.node_pool);
+      get("nodeName", ev.selector.node_name);
+      if (const auto n = child(sel, "capacityType"); present(n)) {
+        ev.selector.capacity_type =
+            m_r.choice(n, w + ".selector.capacityType", {"on-demand", "spot", "reserved"}).value_or("");
+      }
+    }
+  }
+  set_int(e, "count", w, ev.count, 1, 1'000'000);
+  if (const auto n = child(e, "nodePool"); present(n)) {
+    ev.node_pool = m_r.string(n, w + ".nodePool").value_or("");
+  }
+  if (ev.kind == "Drift" && ev.node_pool.empty()) {
+    m_r.error(e, fmt::format("'{}': a Drift event needs 'nodePool'", w));
+    ok = false;
+  }
+  if (ev.kind == "InsufficientCapacity") {
+    ev.duration = k_never;
+    set_duration(e, "for", w, ev.duration);
+    if (ev.selector.instance_type.empty() && ev.selector.zone.empty() && ev.selector.capacity_type.empty()) {
+      m_r.error(e, fmt::format("'{}': an InsufficientCapacity event needs a selector (instanceType, zone and/or "
+                               "capacityType)",
+                               w));
+      ok = false;
+    }
+  }
+  if (ev.kind == "ScaleWorkload") {
+    const auto wl = child(e, "workload");
+    const auto rep = child(e, "replicas");
+    if (!present(wl) || !present(rep)) {
+      m_r.error(e, fmt::format("'{}': a ScaleWorkload event needs 'workload' and 'replicas'", w));
+      ok = false;
+    } else {
+      ev.workload = m_r.string(wl, w + ".workload").value_or("");
+      ev.replicas = static_cast<std::int32_t>(m_r.integer(rep, w + ".replicas", 0, k_max_replicas).value_or(0));
+    }
+  }
+  if (ok) {
+    m_s.events.push_back(std::move(ev));
+  }
+}
+
+// ----------------------------------------------------------------------------------------------
+// NodePool, EC2NodeClass, NodeGroup, Node
+
+void ScenarioParser::read_node_pool(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
+  model::NodePool np;
+  np.name = d.name;
+  const auto md = child(d.root, "metadata");
+  check_metadata(m_r, md, w);
+  const auto annotations = m_r.string_map(child(md, "annotations"), w + ".metadata.annotations");
+  if (auto it = annotations.find("capsim.io/limit-usd-per-hour"); it != annotations.end()) {
+    const auto node = child(child(md, "annotations"), "capsim.io/limit-usd-per-hour");
+    if (auto v = m_r.number(node, "capsim.io/limit-usd-per-hour", 0.0, 1e9)) {
+      np.limit_usd_per_hour = *v;
+    }
+  }
+  const auto spec = child(d.root, "spec");
+  if (!present(spec)) {
+    m_r.error(d.root, fmt::format("{} needs a 'spec' (with template.spec.nodeClassRef and requirements)", w));
+    return;
+  }
+  if (!m_r.check_fields(spec, w + ".spec", {"template", "disruption", "limits", "weight"})) {
+    return;
+  }
+  const auto tmpl = child(spec, "template");
+  if (!present(tmpl)) {
+    m_r.error(spec, fmt::format("{}: 'spec.template' is required", w));
+  } else if (m_r.check_fields(tmpl, w + ".spec.template", {"metadata", "spec"})) {
+    if (const auto tmd = child(tmpl, "metadata"); present(tmd)) {
+      if (m_r.check_fields(tmd, w + ".spec.template.metadata", {"labels", "annotations"})) {
+        np.template_labels = m_r.string_map(child(tmd, "labels"), w + ".spec.template.metadata.labels");
+        np.template_annotations =
+            m_r.string_map(child(tmd, "annotations"), w + ".spec.template.metadata.annotations");
+        for (const auto& [k, v] : np.template_labels) {
+          if (k == model::labels::k_hostname || k == model::labels::k_nodepool) {
+            m_r.error(child(tmd, "labels"), fmt::format("{}: label '{}' is restricted (Karpenter sets it)", w, k));
+          }
+        }
+      }
+    }
+    const auto ts = child(tmpl, "spec");
+    const std::string tw = w + ".spec.template.spec";
+    if (!present(ts)) {
+      m_r.error(tmpl, fmt::format("{}: 'spec.template.spec' is required (nodeClassRef, requirements)", w));
+    } else if (m_r.check_fields(ts, tw,
+                                {"requirements", "taints", "startupTaints", "expireAfter", "terminationGracePeriod",
+                                 "nodeClassRef"})) {
+      if (const auto reqs = child(ts, "requirements"); present(reqs) && m_r.expect_sequence(reqs, tw + ".requirements")) {
+        if (reqs.size() > 100) {
+          m_r.error(reqs, fmt::format("'{}.requirements' has {} entries (Karpenter allows at most 100)", tw, reqs.size()));
+        }
+        for (const auto& rq : reqs) {
+          const std::string rw = tw + ".requirements";
+          if (!m_r.check_fields(rq, rw, {"key", "operator", "values", "minValues"})) {
+            continue;
+          }
+          const auto key = child(rq, "key");
+          const auto op = child(rq, "operator");
+          if (!present(key) || !present(op)) {
+            m_r.error(rq, fmt::format("'{}' entry needs a 'key' and an 'operator'", rw));
+            continue;
+          }
+          auto k = m_r.string(key, rw + ".key");
+          auto o = m_r.choice(op, rw + ".operator", {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"});
+          if (!k || !o) {
+            continue;
+          }
+          if (k->empty()) {
+            m_r.error(key, fmt::format("'{}.key' must not be empty", rw));
+            continue;
+          }
+          if (*k == model::labels::k_hostname) {
+            m_r.error(key, fmt::format("{}: requirement key '{}' is restricted", w, *k));
+            continue;
+          }
+          auto values = m_r.string_list(child(rq, "values"), rw + ".values");
+          const auto oper = *model::parse_operator(*o);
+          std::optional<int> min_values;
+          if (const auto mv = child(rq, "minValues"); present(mv)) {
+            if (auto v = m_r.integer(mv, rw + ".minValues", 1, 50)) {
+              min_values = static_cast<int>(*v);
+              if (oper == model::Operator::in && static_cast<std::size_t>(*v) > values.size()) {
+                m_r.error(mv, fmt::format("'{}': minValues ({}) is larger than the number of values ({}) for '{}'",
+                                          rw, *v, values.size(), *k));
+                continue;
+              }
+            } else {
+              continue;
+            }
+          }
+          if (oper == model::Operator::in && values.empty()) {
+            m_r.error(rq, fmt::format("'{}': operator In needs at least one value for '{}'", rw, *k));
+            continue;
+          }
+          if ((oper == model::Operator::exists || oper == model::Operator::does_not_exist) && !values.empty()) {
+            m_r.error(rq, fmt::format("'{}': operator {} must not have values", rw, *o));
+            continue;
+          }
+          const bool bound = oper == model::Operator::gt || oper == model::Operator::lt
+                             || oper == model::Operator::gte || oper == model::Operator::lte;
+          if (bound) {
+            std::int64_t v = 0;
+            const auto* end = values.empty() ? nullptr : values[0].data() + values[0].size();
+            if (values.size() != 1 || values[0].empty()
+                || std::from_chars(values[0].data(), end, v).ptr != end || v < 0) {
+              m_r.error(rq, fmt::format("'{}': operator {} needs exactly one non-negative integer value", rw, *o));
+              continue;
+            }
+          }
+          np.requirements.add(model::Requirement::make(*k, oper, values, min_values));
+        }
+      }
+      np.taints = m_r.taints(child(ts, "taints"), tw + ".taints");
+      np.startup_taints = m_r.taints(child(ts, "startupTaints"), tw + ".startupTaints");
+      set_duration(ts, "expireAfter", tw, np.expire_after, true);
+      if (const auto n = child(ts, "terminationGracePeriod"); present(n)) {
+        if (auto v = m_r.duration(n, tw + ".terminationGracePeriod")) {
+          np.termination_grace_period = *v;
+        }
+      }
+      const auto ref = child(ts, "nodeClassRef");
+      if (!present(ref)) {
+        m_r.error(ts, fmt::format("{}: 'spec.template.spec.nodeClassRef' is required in karpenter.sh/v1 "
+                                  "(e.g. {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}})",
+                                  w));
+      } else if (m_r.check_fields(ref, tw + ".nodeClassRef", {"group", "kind", "name"})) {
+        const auto name = child(ref, "name");
+        if (!present(name)) {
+          m_r.error(ref, fmt::format("'{}.nodeClassRef' needs a 'name'", tw));
+        } else {
+          np.node_class_ref = m_r.string(name, tw + ".nodeClassRef.name").value_or("");
+          m_node_pool_ref_locations[np.name] = m_r.location(name);
+        }
+        if (const auto kind = child(ref, "kind"); present(kind)) {
+          (void)m_r.choice(kind, tw + ".nodeClassRef.kind", {"EC2NodeClass"});
+        }
+        if (const auto group = child(ref, "group"); present(group)) {
+          (void)m_r.choice(group, tw + ".nodeClassRef.group", {"karpenter.k8s.aws"});
+        }
+      }
+    }
+  }
+  if (const auto dis = child(spec, "disruption"); present(dis)) {
+    const std::string dw = w + ".spec.disruption";
+    if (m_r.check_fields(dis, dw, {"consolidationPolicy", "consolidateAfter", "budgets"})) {
+      if (const auto n = child(dis, "consolidationPolicy"); present(n)) {
+        if (auto v = m_r.choice(n, dw + ".consolidationPolicy", {"WhenEmptyOrUnderutilized", "WhenEmpty", "Balanced"})) {
+          np.consolidation_policy = *v == "WhenEmpty" ? model::ConsolidationPolicy::when_empty
+                                    : *v == "Balanced" ? model::ConsolidationPolicy::balanced
+                                                       : model::ConsolidationPolicy::when_empty_or_underutilized;
+        }
+      }
+      set_duration(dis, "consolidateAfter", dw, np.consolidate_after, true);
+      if (const auto budgets = child(dis, "budgets"); present(budgets) && m_r.expect_sequence(budgets, dw + ".budgets")) {
+        np.budgets.clear();
+        if (budgets.size() > 50) {
+          m_r.error(budgets, fmt::format("'{}.budgets' has {} entries (Karpenter allows at most 50)", dw, budgets.size()));
+        }
+        for (const auto& b : budgets) {
+          const std::string bw = dw + ".budgets";
+          if (!m_r.check_fields(b, bw, {"nodes", "schedule", "duration", "reasons"})) {
+            continue;
+          }
+          model::DisruptionBudget budget;
+          if (const auto n = child(b, "nodes"); present(n)) {
+            if (auto v = m_r.string(n, bw + ".nodes")) {
+              if (!valid_percent_or_int(*v)) {
+                m_r.error(n, fmt::format("'{}.nodes' must be a count or a percentage such as \"10%\" (got '{}')", bw, *v));
+              } else {
+                budget.nodes = *v;
+              }
+            }
+          }
+          if (const auto n = child(b, "schedule"); present(n)) {
+            if (auto v = m_r.string(n, bw + ".schedule")) {
+              if (!valid_cron(*v)) {
+                m_r.error(n, fmt::format("'{}.schedule' must be a cron expression with 5 fields or a macro such as "
+                                         "@daily (got '{}')",
+                                         bw, *v));
+              } else {
+                budget.schedule = *v;
+              }
+            }
+          }
+          if (const auto n = child(b, "duration"); present(n)) {
+            budget.duration = m_r.duration(n, bw + ".duration");
+          }
+          if (present(child(b, "schedule")) != present(child(b, "duration"))) {
+            m_r.error(b, fmt::format("'{}': 'schedule' and 'duration' must be given together", bw));
+          }
+          if (const auto reasons = child(b, "reasons"); present(reasons) && m_r.expect_sequence(reasons, bw + ".reasons")) {
+            for (const auto& rs : reasons) {
+              if (auto v = m_r.choice(rs, bw + ".reasons", {"Underutilized", "Empty", "Drifted"})) {
+                budget.reasons.push_back(*v == "Underutilized" ? model::DisruptionReason::underutilized
+                                         : *v == "Empty"       ? model::DisruptionReason::empty
+                                                               : model::DisruptionReason::drifted);
+              }
+            }
+          }
+          np.budgets.push_back(std::move(budget));
+        }
+      }
+    }
+  }
+  if (const auto limits = child(spec, "limits"); present(limits)) {
+    model::Resources l;
+    for (auto& x : l.v) {
+      x = std::numeric_limits<std::int64_t>::max();
+    }
+    model::Resources given;
+    if (m_r.resources(limits, w + ".spec.limits", given, &np.limit_nodes)) {
+      bool any = false;
+      for (const auto id : m_r.resource_ids(limits)) {
+        l[id] = given[id];
+        any = true;
+      }
+      if (any) {
+        np.limits = l;
+      }
+    }
+  }
+  set_int(spec, "weight", w + ".spec", np.weight, 1, 100);
+  np.template_hash = node_pool_template_hash(np);
+  m_s.node_pools.push_back(std::move(np));
+}
+
+void ScenarioParser::read_node_class(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
+  check_metadata(m_r, child(d.root, "metadata"), w);
+  model::NodeClass nc;
+  nc.name = d.name;
+  nc.location = m_r.location(d.root);
+  const auto spec = child(d.root, "spec");
+  if (present(spec)
+      && m_r.check_fields(spec, w + ".spec", {"amiFamily", "amiSelectorTerms", "kubelet", "blockDeviceMappings"},
+                          {"subnetSelectorTerms", "securityGroupSelectorTerms", "capacityReservationSelectorTerms",
+                           "role", "instanceProfile", "tags", "instanceStorePolicy", "userData", "detailedMonitoring",
+                           "associatePublicIPAddress", "metadataOptions", "context", "ipPrefixCount"},
+                          Strictness::lenient)) {
+    if (const auto n = child(spec, "amiFamily"); present(n)) {
+      nc.ami_family = m_r.choice(n, w + ".spec.amiFamily",
+                                 {"AL2", "AL2023", "Bottlerocket", "Windows2019", "Windows2022", "Windows2025", "Custom"})
+                          .value_or("");
+    }
+    if (const auto terms = child(spec, "amiSelectorTerms"); present(terms) && terms.IsSequence() && nc.ami_family.empty()) {
+      for (const auto& t : terms) {
+        const auto alias = child(t, "alias");
+        if (present(alias) && alias.IsScalar()) {
+          const std::string family = alias.Scalar().substr(0, alias.Scalar().find('@'));
+          static const std::map<std::string, std::string> k_alias{
+              {"al2", "AL2"},
+              {"al2023", "AL2023"},
+              {"bottlerocket", "Bottlerocket"},
+              {"windows2019", "Windows2019"},
+              {"windows2022", "Windows2022"},
+              {"windows2025", "Windows2025"}};
+          if (auto it = k_alias.find(family); it != k_alias.end()) {
+            nc.ami_family = it->second;
+          } else {
+            m_r.error(alias, fmt::format("{}: unknown AMI alias family '{}' (expected al2, al2023, bottlerocket, "
+                                         "windows2019, windows2022 or windows2025)",
+                                         w, family));
+          }
+        }
+      }
+    }
+    if (const auto k = child(spec, "kubelet"); present(k)) {
+      const std::string kw = w + ".spec.kubelet";
+      if (m_r.check_fields(k, kw, {"maxPods", "podsPerCore", "kubeReserved", "systemReserved", "evictionHard"},
+                           {"evictionSoft", "evictionSoftGracePeriod", "evictionMaxPodGracePeriod",
+                            "imageGCHighThresholdPercent", "imageGCLowThresholdPercent", "cpuCFSQuota",
+                            "clusterDNS"})) {
+        if (const auto n = child(k, "maxPods"); present(n)) {
+          nc.max_pods = m_r.integer(n, kw + ".maxPods", 0, 100'000);
+        }
+        if (const auto n = child(k, "podsPerCore"); present(n)) {
+          nc.pods_per_core = m_r.integer(n, kw + ".podsPerCore", 0, 100'000);
+        }
+        const auto reserved = [&](std::string_view key, std::map<std::string, std::string>& out) {
+          const auto n = child(k, key);
+          const std::string rw = kw + "." + std::string(key);
+          out = m_r.string_map(n, rw);
+          for (const auto& [name, value] : out) {
+            const auto at = child(n, name);
+            if (name != "cpu" && name != "memory" && name != "ephemeral-storage" && name != "pid") {
+              m_r.error(at, fmt::format("'{}': unknown resource '{}' (expected cpu, memory, ephemeral-storage or pid)",
+                                        rw, name));
+            } else if (auto q = name == "cpu" ? parse_quantity_milli(value) : parse_quantity(value); !q) {
+              m_r.error(at, fmt::format("'{}.{}': {}", rw, name, q.error()));
+            }
+          }
+        };
+        reserved("kubeReserved", nc.kube_reserved);
+        reserved("systemReserved", nc.system_reserved);
+        const auto eh = child(k, "evictionHard");
+        nc.eviction_hard = m_r.string_map(eh, kw + ".evictionHard");
+        const std::vector<std::string> signals{"memory.available",  "nodefs.available",   "nodefs.inodesFree",
+                                               "imagefs.available", "imagefs.inodesFree", "pid.available"};
+        for (const auto& [signal, value] : nc.eviction_hard) {
+          const auto at = child(eh, signal);
+          if (std::find(signals.begin(), signals.end(), signal) == signals.end()) {
+            m_r.error(at, fmt::format("'{}.evictionHard': unknown signal '{}'{}", kw, signal,
+                                      did_you_mean(signal, signals)));
+            continue;
+          }
+          if (!value.empty() && value.back() == '%') {
+            double pct = -1;
+            const auto* end = value.data() + value.size() - 1;
+            if (std::from_chars(value.data(), end, pct).ptr != end || pct < 0 || pct > 100) {
+              m_r.error(at, fmt::format("'{}.evictionHard.{}': '{}' is not a percentage", kw, signal, value));
+            }
+          } else if (auto q = parse_quantity(value); !q) {
+            m_r.error(at, fmt::format("'{}.evictionHard.{}': {}", kw, signal, q.error()));
+          }
+        }
+      }
+    }
+    if (const auto bdm = child(spec, "blockDeviceMappings"); present(bdm) && m_r.expect_sequence(bdm, w + ".spec.blockDeviceMappings")) {
+      const std::string root_device = nc.ami_family == "Bottlerocket" ? "/dev/xvdb" : "/dev/xvda";
+      for (const auto& m : bdm) {
+        if (!m.IsMap()) {
+          continue;
+        }
+        const auto root = child(m, "rootVolume");
+        const auto device = child(m, "deviceName");
+        const bool is_root = (present(root) && root.IsScalar() && root.Scalar() == "true")
+                             || (present(device) && device.IsScalar() && device.Scalar() == root_device);
+        const auto size = child(child(m, "ebs"), "volumeSize");
+        if (is_root && present(size)) {
+          if (auto s = m_r.string(size, w + ".spec.blockDeviceMappings.ebs.volumeSize")) {
+            if (auto q = parse_quantity(*s)) {
+              nc.root_volume_bytes = *q;
+            } else {
+              m_r.error(size, fmt::format("'{}.spec.blockDeviceMappings.ebs.volumeSize': {}", w, q.error()));
+            }
+          }
+        }
+      }
+    }
+  }
+  m_s.node_classes.push_back(std::move(nc));
+}
+
+void ScenarioParser::read_node_group(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"});
+  if (const auto md = child(d.root, "metadata"); present(md)) {
+    m_r.check_fields(md, w + ".metadata", {"name"}, {"labels", "annotations"});
+  }
+  model::NodeGroup ng;
+  ng.name = d.name;
+  const auto spec = child(d.root, "spec");
+  if (!present(spec)) {
+    m_r.error(d.root, fmt::format("{} needs a 'spec' with instanceTypes and maxSize", w));
+    return;
+  }
+  const std::string sw = w + ".spec";
+  if (!m_r.check_fields(spec, sw,
+                        {"instanceTypes", "capacityType", "mixedInstancesPolicy", "zones", "minSize", "maxSize",
+                         "desiredCapacity", "labels", "taints", "priority"})) {
+    return;
+  }
+  ng.instance_types = m_r.string_list(child(spec, "instanceTypes"), sw + ".instanceTypes");
+  if (ng.instance_types.empty()) {
+    m_r.error(present(child(spec, "instanceTypes")) ? child(spec, "instanceTypes") : spec,
+              fmt::format("'{}.instanceTypes' must list at least one instance type", sw));
+  }
+  if (const auto n = child(spec, "capacityType"); present(n)) {
+    ng.capacity_type = m_r.choice(n, sw + ".capacityType", {"on-demand", "spot"}).value_or("on-demand");
+  }
+  if (const auto mip = child(spec, "mixedInstancesPolicy"); present(mip)) {
+    const std::string mw = sw + ".mixedInstancesPolicy";
+    if (present(child(spec, "capacityType"))) {
+      m_r.error(child(spec, "capacityType"),
+                fmt::format("{}: 'capacityType' and 'mixedInstancesPolicy' exclude each other (the policy's "
+                            "onDemandBaseCapacity and onDemandPercentageAboveBaseCapacity decide)",
+                            w));
+    }
+    if (m_r.check_fields(mip, mw,
+                         {"onDemandBaseCapacity", "onDemandPercentageAboveBaseCapacity", "spotAllocationStrategy"})) {
+      ng.mixed = true;
+      ng.capacity_type = "mixed";
+      set_int(mip, "onDemandBaseCapacity", mw, ng.on_demand_base_capacity, 0, k_max_replicas);
+      set_int(mip, "onDemandPercentageAboveBaseCapacity", mw, ng.on_demand_percentage_above_base, 0, 100);
+      if (const auto n = child(mip, "spotAllocationStrategy"); present(n)) {
+        if (auto v = m_r.choice(n, mw + ".spotAllocationStrategy",
+                                {"lowest-price", "price-capacity-optimized", "capacity-optimized"})) {
+          ng.spot_allocation_strategy = *v == "lowest-price"       ? model::SpotAllocationStrategy::lowest_price
+                                        : *v == "capacity-optimized" ? model::SpotAllocationStrategy::capacity_optimized
+                                                                     : model::SpotAllocationStrategy::price_capacity_optimized;
+        }
+      }
+    }
+  }
+  ng.zones = m_r.string_list(child(spec, "zones"), sw + ".zones");
+  set_int(spec, "minSize", sw, ng.min_size, 0, k_max_replicas);
+  const auto max_size = child(spec, "maxSize");
+  if (!present(max_size)) {
+    m_r.error(spec, fmt::format("'{}.maxSize' is required", sw));
+  }
+  set_int(spec, "maxSize", sw, ng.max_size, 0, k_max_replicas);
+  if (const auto n = child(spec, "desiredCapacity"); present(n)) {
+    if (auto v = m_r.integer(n, sw + ".desiredCapacity", 0, k_max_replicas)) {
+      ng.desired_capacity = static_cast<std::int32_t>(*v);
+    }
+  }
+  if (ng.min_size > ng.max_size) {
+    m_r.error(spec, fmt::format("{}: minSize ({}) is larger than maxSize ({})", w, ng.min_size, ng.max_size));
+  }
+  if (ng.desired_capacity && (*ng.desired_capacity < ng.min_size || *ng.desired_capacity > ng.max_size)) {
+    m_r.error(child(spec, "desiredCapacity"), fmt::format("{}: desiredCapacity ({}) must be between minSize ({}) and "
+                                                          "maxSize ({})",
+                                                          w, *ng.desired_capacity, ng.min_size, ng.max_size));
+  }
+  ng.labels = m_r.string_map(child(spec, "labels"), sw + ".labels");
+  ng.taints = m_r.taints(child(spec, "taints"), sw + ".taints");
+  set_int(spec, "priority", sw, ng.priority, -1'000'000'000, 1'000'000'000);
+  m_s.node_groups.push_back(std::move(ng));
+}
+
+void ScenarioParser::read_node(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
+  const auto md = child(d.root, "metadata");
+  check_metadata(m_r, md, w);
+  model::InitialNode node;
+  node.name = d.name;
+  node.location = m_r.location(d.root);
+  node.labels = m_r.string_map(child(md, "labels"), w + ".metadata.labels");
+  const auto annotations = m_r.string_map(child(md, "annotations"), w + ".metadata.annotations");
+  if (auto it = annotations.find(std::string(model::labels::k_do_not_disrupt)); it != annotations.end()) {
+    node.do_not_disrupt = it->second == "true";
+  }
+  // Normalise the labels a kubelet or EKS would have set.
+  auto& labels = node.labels;
+  labels.emplace(std::string(model::labels::k_hostname), node.name);
+  if (auto it = labels.find("beta.kubernetes.io/instance-type"); it != labels.end()) {
+    labels.emplace(std::string(model::labels::k_instance_type), it->second);
+  }
+  if (auto it = labels.find("failure-domain.beta.kubernetes.io/zone"); it != labels.end()) {
+    labels.emplace(std::string(model::labels::k_zone), it->second);
+  }
+  if (auto it = labels.find("eks.amazonaws.com/capacityType"); it != labels.end()) {
+    labels.emplace(std::string(model::labels::k_capacity_type), it->second == "SPOT" ? "spot" : "on-demand");
+  }
+  if (labels.count(std::string(model::labels::k_instance_type)) == 0) {
+    m_r.error(present(md) ? md : d.root,
+              fmt::format("{} needs the label {} (its instance type decides capacity and price)", w,
+                          model::labels::k_instance_type));
+  }
+  if (labels.count(std::string(model::labels::k_zone)) == 0) {
+    m_r.error(present(md) ? md : d.root, fmt::format("{} needs the label {}", w, model::labels::k_zone));
+  }
+  if (auto it = labels.find(std::string(model::labels::k_capacity_type)); it != labels.end()
+      && it->second != "on-demand" && it->second != "spot" && it->second != "reserved") {
+    m_r.error(child(child(md, "labels"), model::labels::k_capacity_type),
+              fmt::format("{}: label {} must be on-demand, spot or reserved (got '{}')", w,
+                          model::labels::k_capacity_type, it->second));
+  }
+  if (const auto spec = child(d.root, "spec"); present(spec)) {
+    if (m_r.check_fields(spec, w + ".spec", {"taints", "unschedulable"},
+                         {"podCIDR", "podCIDRs", "providerID", "configSource", "externalID"}, Strictness::lenient)) {
+      node.taints = m_r.taints(child(spec, "taints"), w + ".spec.taints");
+      if (const auto u = child(spec, "unschedulable"); present(u) && m_r.boolean(u, w + ".spec.unschedulable").value_or(false)) {
+        const bool has = std::any_of(node.taints.begin(), node.taints.end(),
+                                     [](const model::Taint& t) { return t.key == "node.kubernetes.io/unschedulable"; });
+        if (!has) {
+          node.taints.push_back({"node.kubernetes.io/unschedulable", "", model::TaintEffect::no_schedule});
+        }
+      }
+    }
+  }
+  if (const auto status = child(d.root, "status"); status.IsMap()) {
+    if (const auto cap = child(status, "capacity"); present(cap)) {
+      model::Resources r;
+      if (m_r.resources(cap, w + ".status.capacity", r)) {
+        node.capacity = r;
+      }
+    }
+    if (const auto alloc = child(status, "allocatable"); present(alloc)) {
+      model::Resources r;
+      if (m_r.resources(alloc, w + ".status.allocatable", r)) {
+        node.allocatable = r;
+      }
+    }
+  }
+  m_s.nodes.push_back(std::move(node));
+}
+
+// ----------------------------------------------------------------------------------------------
+// Pods and workloads
+
+void ScenarioParser::read_pod(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
+  if (const auto phase = child(child(d.root, "status"), "phase"); present(phase) && phase.IsScalar()
+      && (phase.Scalar() == "Succeeded" || phase.Scalar() == "Failed")) {
+    return; // a finished pod holds no resources
+  }
+  PodContext ctx;
+  ctx.priority_classes = &m_priority_classes;
+  ctx.default_priority = m_default_priority;
+  auto t = read_pod_template(m_r, child(d.root, "metadata"), child(d.root, "spec"), w + ".spec", ctx);
+  t.spec.template_name = d.name;
+  model::Pod pod;
+  pod.name = d.name;
+  pod.requests = t.spec.requests;
+  pod.node_name = t.node_name;
+  pod.is_daemon = t.daemon_owned;
+  if (t.runtime) {
+    pod.runtime = *t.runtime;
+  }
+  pod.spec = std::make_shared<const model::PodSpec>(std::move(t.spec));
+  if (!pod.node_name.empty()) {
+    m_bound_pod_nodes.emplace_back(m_s.pods.size(), child(child(d.root, "spec"), "nodeName"));
+  }
+  m_s.pods.push_back(std::move(pod));
+}
+
+model::PodSpecPtr ScenarioParser::read_template(const Doc& d, const YAML::Node& spec, model::OwnerKind owner,
+                                                PodTemplate* out)
+{
+  const std::string w = what(d);
+  const auto tmpl = child(spec, "template");
+  if (!present(tmpl)) {
+    m_r.error(spec, fmt::format("{}: 'spec.template' (the pod template) is required", w));
+    return nullptr;
+  }
+  if (!m_r.check_fields(tmpl, w + ".spec.template", {"metadata", "spec"})) {
+    return nullptr;
+  }
+  PodContext ctx;
+  ctx.namespace_ = d.namespace_;
+  ctx.owner = owner;
+  ctx.priority_classes = &m_priority_classes;
+  ctx.default_priority = m_default_priority;
+  auto t = read_pod_template(m_r, child(tmpl, "metadata"), child(tmpl, "spec"), w + ".spec.template.spec", ctx);
+  t.spec.template_name = d.name;
+  t.spec.namespace_ = d.namespace_;
+  if (!t.node_name.empty()) {
+    m_r.error(child(child(tmpl, "spec"), "nodeName"),
+              fmt::format("{}: a pod template must not set nodeName", w));
+  }
+  if (const auto sel = child(spec, "selector"); present(sel)) {
+    if (auto selector = m_r.label_selector(sel, w + ".spec.selector"); selector && !selector->matches(t.spec.labels)) {
+      m_r.error(sel, fmt::format("{}: spec.selector does not match the template's labels", w));
+    }
+  }
+  auto result = std::make_shared<const model::PodSpec>(t.spec);
+  if (out != nullptr) {
+    *out = std::move(t);
+  }
+  return result;
+}
+
+void ScenarioParser::read_workload(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
+  const auto md = child(d.root, "metadata");
+  check_metadata(m_r, md, w);
+  const auto spec = child(d.root, "spec");
+  if (!present(spec)) {
+    m_r.error(d.root, fmt::format("{} needs a 'spec' with a pod template", w));
+    return;
+  }
+  model::Workload wl;
+  wl.kind = d.kind;
+  wl.name = d.name;
+  wl.namespace_ = d.namespace_;
+  wl.location = m_r.location(d.root);
+  model::OwnerKind owner = model::OwnerKind::replica_set;
+  const std::string sw = w + ".spec";
+  if (d.kind == "Job") {
+    owner = model::OwnerKind::job;
+    m_r.check_fields(spec, sw, {"parallelism", "completions", "template", "selector", "suspend"},
+                     {"activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes",
+                      "completionMode", "manualSelector", "podFailurePolicy", "podReplacementPolicy",
+                      "ttlSecondsAfterFinished", "successPolicy", "managedBy"},
+                     Strictness::lenient);
+  } else {
+    if (d.kind == "StatefulSet") {
+      owner = model::OwnerKind::stateful_set;
+    }
+    m_r.check_fields(spec, sw, {"replicas", "template", "selector"},
+                     {"strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds", "paused",
+                      "serviceName", "volumeClaimTemplates", "podManagementPolicy", "updateStrategy",
+                      "persistentVolumeClaimRetentionPolicy", "ordinals"},
+                     Strictness::lenient);
+  }
+  PodTemplate t;
+  wl.spec = read_template(d, spec, owner, &t);
+  if (!wl.spec) {
+    return;
+  }
+  if (d.kind == "Job") {
+    std::int32_t parallelism = 1;
+    set_int(spec, "parallelism", sw, parallelism, 0, k_max_replicas);
+    std::optional<std::int32_t> completions;
+    if (const auto n = child(spec, "completions"); present(n)) {
+      if (auto v = m_r.integer(n, sw + ".completions", 0, k_max_replicas)) {
+        completions = static_cast<std::int32_t>(*v);
+      }
+    }
+    bool suspend = false;
+    set_bool(spec, "suspend", sw, suspend);
+    wl.replicas = completions ? std::min(parallelism, *completions) : parallelism;
+    wl.completions = completions.value_or(wl.replicas);
+    if (suspend) {
+      wl.replicas = 0;
+      wl.completions = 0;
+    }
+    // capsim.io/runtime on the Job or on its pod template.
+    const auto job_annotations = m_r.string_map(child(md, "annotations"), w + ".metadata.annotations");
+    if (auto it = job_annotations.find("capsim.io/runtime"); it != job_annotations.end()) {
+      if (auto dur = parse_duration(it->second)) {
+        wl.runtime = *dur;
+      } else {
+        m_r.error(child(child(md, "annotations"), "capsim.io/runtime"),
+                  fmt::format("{}: annotation capsim.io/runtime: {}", w, dur.error()));
+      }
+    } else if (t.runtime) {
+      wl.runtime = *t.runtime;
+    }
+  } else {
+    set_int(spec, "replicas", sw, wl.replicas, 0, k_max_replicas);
+    if (t.runtime) {
+      wl.runtime = *t.runtime;
+    }
+  }
+  m_s.workloads.push_back(std::move(wl));
+}
+
+void ScenarioParser::read_daemon_set(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
+  check_metadata(m_r, child(d.root, "metadata"), w);
+  const auto spec = child(d.root, "spec");
+  if (!present(spec)) {
+    m_r.error(d.root, fmt::format("{} needs a 'spec' with a pod template", w));
+    return;
+  }
+  m_r.check_fields(spec, w + ".spec", {"template", "selector"}, {"updateStrategy", "minReadySeconds", "revisionHistoryLimit"},
+                   Strictness::lenient);
+  auto ps = read_template(d, spec, model::OwnerKind::daemon_set);
+  if (ps) {
+    m_s.daemon_sets.push_back(model::DaemonSet{d.name, std::move(ps)});
+  }
+}
+
+void ScenarioParser::read_pdb(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
+  check_metadata(m_r, child(d.root, "metadata"), w);
+  model::PodDisruptionBudget pdb;
+  pdb.name = d.name;
+  pdb.namespace_ = d.namespace_;
+  const auto spec = child(d.root, "spec");
+  if (!present(spec)) {
+    m_r.error(d.root, fmt::format("{} needs a 'spec' with a selector and minAvailable or maxUnavailable", w));
+    return;
+  }
+  if (!m_r.check_fields(spec, w + ".spec", {"selector", "minAvailable", "maxUnavailable"},
+                        {"unhealthyPodEvictionPolicy"})) {
+    return;
+  }
+  if (auto sel = m_r.label_selector(child(spec, "selector"), w + ".spec.selector")) {
+    pdb.selector = *sel;
+  } else if (!present(child(spec, "selector"))) {
+    m_r.error(spec, fmt::format("{}: 'spec.selector' is required (an empty selector {{}} selects every pod)", w));
+    return;
+  }
+  const auto read = [&](std::string_view key) -> std::optional<std::string> {
+    const auto n = child(spec, key);
+    if (!present(n)) {
+      return std::nullopt;
+    }
+    auto v = m_r.string(n, fmt::format("{}.spec.{}", w, key));
+    if (v && !valid_percent_or_int(*v)) {
+      m_r.error(n, fmt::format("'{}.spec.{}' must be a count or a percentage such as \"50%\" (got '{}')", w, key, *v));
+      return std::nullopt;
+    }
+    return v;
+  };
+  pdb.min_available = read("minAvailable");
+  pdb.max_unavailable = read("maxUnavailable");
+  if (present(child(spec, "minAvailable")) && present(child(spec, "maxUnavailable"))) {
+    m_r.error(spec, fmt::format("{}: minAvailable and maxUnavailable exclude each other", w));
+    return;
+  }
+  if (!present(child(spec, "minAvailable")) && !present(child(spec, "maxUnavailable"))) {
+    m_r.error(spec, fmt::format("{}: give minAvailable or maxUnavailable", w));
+    return;
+  }
+  m_s.pdbs.push_back(std::move(pdb));
+}
+
+void ScenarioParser::read_priority_class(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "value", "globalDefault"},
+                   {"description", "preemptionPolicy"}, Strictness::lenient);
+  check_metadata(m_r, child(d.root, "metadata"), w);
+  const auto value = child(d.root, "value");
+  if (!present(value)) {
+    m_r.error(d.root, fmt::format("{} needs a 'value'", w));
+    return;
+  }
+  auto v = m_r.integer(value, w + ".value", -2147483648LL, 1'000'000'000);
+  if (!v) {
+    return;
+  }
+  m_priority_classes[d.name] = static_cast<std::int32_t>(*v);
+  if (const auto gd = child(d.root, "globalDefault"); present(gd) && m_r.boolean(gd, w + ".globalDefault").value_or(false)) {
+    if (m_default_priority) {
+      m_r.error(gd, fmt::format("{}: only one PriorityClass may be globalDefault", w));
+    }
+    m_default_priority = static_cast<std::int32_t>(*v);
+  }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Catalog
+
+void ScenarioParser::read_catalog(const Doc& d)
+{
+  const std::string w = "Catalog";
+  if (m_s.inline_catalog) {
+    m_r.error(d.root, "a second capsim/v1 Catalog document (a stream has at most one)");
+    return;
+  }
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"});
+  if (const auto md = child(d.root, "metadata"); present(md)) {
+    m_r.check_fields(md, w + ".metadata", {"name"}, {"labels", "annotations"});
+  }
+  const auto spec = child(d.root, "spec");
+  if (!present(spec)) {
+    m_r.error(d.root, "Catalog needs a 'spec' with instanceTypes");
+    return;
+  }
+  if (!m_r.check_fields(spec, "Catalog.spec", {"mode", "zones", "instanceTypes"})) {
+    return;
+  }
+  model::InlineCatalog cat;
+  cat.location = m_r.location(d.root);
+  if (const auto n = child(spec, "mode"); present(n)) {
+    cat.replace = m_r.choice(n, "Catalog.spec.mode", {"replace", "extend"}).value_or("replace") == "replace";
+  }
+  cat.zones = m_r.string_list(child(spec, "zones"), "Catalog.spec.zones");
+  const auto types = child(spec, "instanceTypes");
+  if (!present(types) || !m_r.expect_sequence(types, "Catalog.spec.instanceTypes") || types.size() == 0) {
+    if (!present(types) || types.IsSequence()) {
+      m_r.error(present(types) ? types : spec, "'Catalog.spec.instanceTypes' must list at least one instance type");
+    }
+    return;
+  }
+  std::map<std::string, std::uint32_t> seen;
+  std::vector<std::string> derived_zones;
+  for (const auto& t : types) {
+    const std::string tw = "Catalog.spec.instanceTypes";
+    if (!m_r.check_fields(t, tw, {"name", "capacity", "overhead", "labels", "offerings"})) {
+      continue;
+    }
+    catalog::InstanceType it;
+    const auto name = child(t, "name");
+    if (!present(name)) {
+      m_r.error(t, fmt::format("'{}' entry needs a 'name'", tw));
+      continue;
+    }
+    it.name = m_r.string(name, tw + ".name").value_or("");
+    if (it.name.empty()) {
+      continue;
+    }
+    if (auto [pos, inserted] = seen.emplace(it.name, m_r.location(name).line); !inserted) {
+      m_r.error(name, fmt::format("instance type '{}' is listed twice (first on line {})", it.name, pos->second));
+      continue;
+    }
+    const std::string iw = fmt::format("{}[{}]", tw, it.name);
+    const auto cap = child(t, "capacity");
+    if (!present(cap)) {
+      m_r.error(t, fmt::format("'{}' needs 'capacity' (cpu, memory, pods, ...)", iw));
+      continue;
+    }
+    if (!m_r.resources(cap, iw + ".capacity", it.capacity)) {
+      continue;
+    }
+    if (it.capacity.cpu() <= 0 || it.capacity.memory() <= 0) {
+      m_r.error(cap, fmt::format("'{}.capacity' needs positive cpu and memory", iw));
+      continue;
+    }
+    if (it.capacity.pods() == 0) {
+      it.capacity[model::k_pods] = 110; // the kubelet's default maxPods
+    }
+    if (const auto oh = child(t, "overhead"); present(oh)) {
+      if (!m_r.resources(oh, iw + ".overhead", it.overhead)) {
+        continue;
+      }
+    } else {
+      it.overhead = catalog::aws_overhead(it.capacity.cpu(), it.capacity.memory(), it.capacity.pods());
+      if (it.capacity[model::k_ephemeral_storage] == 0) {
+        it.overhead[model::k_ephemeral_storage] = 0;
+      }
+    }
+    it.labels = m_r.string_map(child(t, "labels"), iw + ".labels");
+    it.labels.emplace(std::string(model::labels::k_instance_type), it.name);
+    it.labels.emplace(std::string(model::labels::k_arch), "amd64");
+    it.labels.emplace(std::string(model::labels::k_os), "linux");
+    it.arch = it.labels[std::string(model::labels::k_arch)];
+    it.vcpu = static_cast<std::int32_t>((it.capacity.cpu() + 999) / 1000);
+    it.memory_mib = it.capacity.memory() / k_mib;
+    it.gpu_count = static_cast<std::int32_t>(it.capacity[model::k_nvidia_gpu]);
+    it.exotic = it.gpu_count > 0;
+    const auto offerings = child(t, "offerings");
+    if (!present(offerings) || !m_r.expect_sequence(offerings, iw + ".offerings") || offerings.size() == 0) {
+      if (!present(offerings) || offerings.IsSequence()) {
+        m_r.error(present(offerings) ? offerings : t, fmt::format("'{}.offerings' must list at least one offering", iw));
+      }
+      continue;
+    }
+    bool ok = true;
+    std::set<std::pair<std::string, std::string>> seen_offerings;
+    for (const auto& o : offerings) {
+      const std::string ow = iw + ".offerings";
+      if (!m_r.check_fields(o, ow, {"zone", "capacityType", "price", "interruptionBand", "available"})) {
+        ok = false;
+        continue;
+      }
+      catalog::Offering off;
+      const auto zone = child(o, "zone");
+      const auto ct = child(o, "capacityType");
+      const auto price = child(o, "price");
+      if (!present(zone) || !present(ct) || !present(price)) {
+        m_r.error(o, fmt::format("'{}' entry needs 'zone', 'capacityType' and 'price'", ow));
+        ok = false;
+        continue;
+      }
+      off.zone = m_r.string(zone, ow + ".zone").value_or("");
+      auto c = m_r.choice(ct, ow + ".capacityType", {"on-demand", "spot", "reserved"});
+      auto p = m_r.number(price, ow + ".price", 0.0, 1e6);
+      if (!c || !p || off.zone.empty()) {
+        ok = false;
+        continue;
+      }
+      off.capacity_type = *c;
+      off.price_per_hour = *p;
+      if (!cat.zones.empty() && std::find(cat.zones.begin(), cat.zones.end(), off.zone) == cat.zones.end()) {
+        m_r.error(zone, fmt::format("'{}': zone '{}' is not in Catalog.spec.zones{}", ow, off.zone,
+                                    did_you_mean(off.zone, cat.zones)));
+        ok = false;
+        continue;
+      }
+      if (!seen_offerings.emplace(off.zone, off.capacity_type).second) {
+        m_r.error(o, fmt::format("'{}': {} in {} is listed twice", ow, off.capacity_type, off.zone));
+        ok = false;
+        continue;
+      }
+      if (const auto band = child(o, "interruptionBand"); present(band)) {
+        if (auto b = m_r.integer(band, ow + ".interruptionBand", 0, 4)) {
+          if (off.capacity_type != "spot") {
+            m_r.error(band, fmt::format("'{}': interruptionBand only applies to spot offerings", ow));
+            ok = false;
+          }
+          off.interruption_band = static_cast<int>(*b);
+        }
+      }
+      set_bool(o, "available", ow, off.available);
+      if (std::find(derived_zones.begin(), derived_zones.end(), off.zone) == derived_zones.end()) {
+        derived_zones.push_back(off.zone);
+      }
+      it.offerings.push_back(std::move(off));
+    }
+    if (!ok) {
+      continue;
+    }
+    catalog::finalize_requirements(it);
+    cat.instance_types.push_back(std::move(it));
+  }
+  if (cat.zones.empty()) {
+    cat.zones = derived_zones;
+  }
+  m_s.inline_catalog = std::move(cat);
+}
+
+// ----------------------------------------------------------------------------------------------
+// The stream
+
+void ScenarioParser::cross_check(const std::vector<Doc>& docs)
+{
+  std::vector<std::string> pool_names;
+  for (const auto& p : m_s.node_pools) {
+    pool_names.push_back(p.name);
+  }
+  std::vector<std::string> group_names;
+  for (const auto& g : m_s.node_groups) {
+    group_names.push_back(g.name);
+  }
+  std::vector<std::string> node_names;
+  for (const auto& n : m_s.nodes) {
+    node_names.push_back(n.name);
+  }
+  std::vector<std::string> class_names;
+  for (const auto& c : m_s.node_classes) {
+    class_names.push_back(c.name);
+  }
+  std::vector<std::string> template_names;
+  for (const auto& wl : m_s.workloads) {
+    template_names.push_back(wl.name);
+  }
+  for (const auto& p : m_s.pods) {
+    template_names.push_back(p.name);
+  }
+  const auto contains = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+
+  // Node ownership from labels.
+  for (auto& n : m_s.nodes) {
+    const auto pool = n.labels.find(std::string(model::labels::k_nodepool));
+    const auto group = n.labels.find(std::string(model::labels::k_eks_nodegroup));
+    if (group != n.labels.end()) {
+      if (!contains(group_names, group->second)) {
+        m_r.error(n.location, fmt::format("Node/{}: label {}={} names no NodeGroup in the scenario{}", n.name,
+                                          model::labels::k_eks_nodegroup, group->second,
+                                          did_you_mean(group->second, group_names)));
+      }
+      n.owner = model::InitialNode::Owner::node_group;
+      n.owner_pool = group->second;
+      n.node_group = group->second;
+    }
+    if (pool != n.labels.end()) {
+      if (!contains(pool_names, pool->second)) {
+        m_r.error(n.location, fmt::format("Node/{}: label {}={} names no NodePool in the scenario{}", n.name,
+                                          model::labels::k_nodepool, pool->second,
+                                          did_you_mean(pool->second, pool_names)));
+      }
+      n.owner = model::InitialNode::Owner::node_pool;
+      n.owner_pool = pool->second;
+      n.node_pool = pool->second;
+    }
+  }
+  for (const auto& [index, node] : m_bound_pod_nodes) {
+    const auto& pod = m_s.pods[index];
+    if (!contains(node_names, pod.node_name)) {
+      m_r.error(node, fmt::format("Pod/{}: spec.nodeName '{}' names no Node in the scenario{}", pod.name,
+                                  pod.node_name, did_you_mean(pod.node_name, node_names)));
+    }
+  }
+  for (const auto& p : m_s.node_pools) {
+    if (!class_names.empty() && !p.node_class_ref.empty() && !contains(class_names, p.node_class_ref)) {
+      m_r.error(m_node_pool_ref_locations[p.name],
+                fmt::format("NodePool/{}: nodeClassRef names EC2NodeClass '{}', which is not in the scenario{}",
+                            p.name, p.node_class_ref, did_you_mean(p.node_class_ref, class_names)));
+    }
+  }
+  for (const auto& [index, node] : m_generator_template_nodes) {
+    const auto& name = m_s.generators[index].template_name;
+    if (!contains(template_names, name)) {
+      m_r.error(node, fmt::format("generator template '{}' is not a Deployment, StatefulSet, ReplicaSet, Job or "
+                                  "Pod in the scenario{}",
+                                  name, did_you_mean(name, template_names)));
+    }
+  }
+  for (const auto& [index, node] : m_trace_template_nodes) {
+    const auto& name = m_s.traces[index].template_name;
+    if (!name.empty() && !contains(template_names, name)) {
+      m_r.error(node, fmt::format("trace template '{}' is not a Deployment, StatefulSet, ReplicaSet, Job or Pod in "
+                                  "the scenario{}",
+                                  name, did_you_mean(name, template_names)));
+    }
+  }
+  for (const auto& e : m_s.events) {
+    const std::string& pool = !e.node_pool.empty() ? e.node_pool : e.selector.node_pool;
+    if (!pool.empty() && !contains(pool_names, pool)) {
+      m_r.error(e.location, fmt::format("{} event: nodePool '{}' is not in the scenario{}", e.kind, pool,
+                                        did_you_mean(pool, pool_names)));
+    }
+    if (!e.workload.empty()) {
+      std::vector<std::string> names;
+      for (const auto& wl : m_s.workloads) {
+        names.push_back(wl.name);
+      }
+      if (!contains(names, e.workload)) {
+        m_r.error(e.location, fmt::format("ScaleWorkload event: workload '{}' is not a Deployment, StatefulSet, "
+                                          "ReplicaSet or Job in the scenario{}",
+                                          e.workload, did_you_mean(e.workload, names)));
+      }
+    }
+    if (e.at > k_max_sim_duration) {
+      m_r.error(e.location, fmt::format("{} event at {} is beyond any simulation", e.kind, format_duration(e.at)));
+    }
+  }
+  if (m_s.settings.duration == 0) {
+    for (const auto& g : m_s.generators) {
+      if (g.pattern == "diurnal" || g.pattern == "poisson") {
+        m_r.error(g.location, fmt::format("a {} generator has no natural end: set Scenario spec.duration", g.pattern));
+      }
+    }
+  }
+  if (m_s.settings.engines.empty()) {
+    if (!m_s.node_pools.empty()) {
+      m_s.settings.engines.emplace_back("karpenter");
+    }
+    if (!m_s.node_groups.empty()) {
+      m_s.settings.engines.emplace_back("cluster-autoscaler");
+    }
+  }
+  if (!m_has_scenario) {
+    m_r.error(SourceLocation{m_source, 1, 1},
+              docs.empty() ? "the file has no documents (a scenario needs a capsim/v1 Scenario document)"
+                           : "no capsim/v1 Scenario document (a stream needs exactly one, with the simulation settings)");
+  }
+}
+
+model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
+{
+  m_s.source_path = m_source;
+  // Duplicate names per kind (namespaced kinds per namespace).
+  std::map<std::string, std::uint32_t> names;
+  for (const auto& d : docs) {
+    const auto* info = find_kind(d.kind);
+    if (d.kind == "Scenario" || d.kind == "Catalog" || d.name.empty() || info == nullptr) {
+      continue;
+    }
+    const std::string key = info->namespaced ? fmt::format("{}/{}/{}", d.kind, d.namespace_, d.name)
+                                             : fmt::format("{}/{}", d.kind, d.name);
+    const auto line = m_r.location(child(child(d.root, "metadata"), "name")).line;
+    if (auto [pos, inserted] = names.emplace(key, line); !inserted) {
+      m_r.error(child(child(d.root, "metadata"), "name"),
+                fmt::format("duplicate {} '{}' (first defined on line {})", d.kind, d.name, pos->second));
+    }
+  }
+  for (const auto& d : docs) {
+    if (d.kind == "PriorityClass") {
+      read_priority_class(d);
+    }
+  }
+  for (const auto& d : docs) {
+    m_s.kind_counts[d.kind] += 1;
+    if (d.kind == "Scenario") {
+      read_scenario(d);
+    } else if (d.kind == "NodePool") {
+      read_node_pool(d);
+    } else if (d.kind == "EC2NodeClass") {
+      read_node_class(d);
+    } else if (d.kind == "NodeGroup") {
+      read_node_group(d);
+    } else if (d.kind == "Node") {
+      read_node(d);
+    } else if (d.kind == "Pod") {
+      read_pod(d);
+    } else if (d.kind == "Deployment" || d.kind == "StatefulSet" || d.kind == "ReplicaSet" || d.kind == "Job") {
+      read_workload(d);
+    } else if (d.kind == "DaemonSet") {
+      read_daemon_set(d);
+    } else if (d.kind == "PodDisruptionBudget") {
+      read_pdb(d);
+    } else if (d.kind == "Catalog") {
+      read_catalog(d);
+    }
+  }
+  cross_check(docs);
+  return std::move(m_s);
+}
+
+// Splits the raw documents into Doc records, flattening `kind: List`; reports bad headers.
+void collect_documents(YamlReader& r, const YAML::Node& root, std::vector<Doc>& out, int depth)
+{
+  if (!present(root)) {
+    return; // an empty document ("---" twice) is skipped, as kubectl does
+  }
+  if (!root.IsMap()) {
+    r.error(root, "a document must be a mapping with apiVersion and kind");
+    return;
+  }
+  const auto kind_node = child(root, "kind");
+  const auto api_node = child(root, "apiVersion");
+  if (!present(kind_node) || !kind_node.IsScalar()) {
+    r.error(root, "the document has no 'kind'");
+    return;
+  }
+  const std::string kind = kind_node.Scalar();
+  const std::string api = present(api_node) && api_node.IsScalar() ? api_node.Scalar() : "";
+  if (kind == "List" || (kind.size() > 4 && kind.substr(kind.size() - 4) == "List" && api == "v1")) {
+    if (depth > 0) {
+      r.error(kind_node, "a List inside a List is not supported");
+      return;
+    }
+    r.check_fields(root, "List", {"apiVersion", "kind", "items"}, {"metadata"}, Strictness::lenient);
+    const auto items = child(root, "items");
+    if (present(items) && r.expect_sequence(items, "List.items")) {
+      for (const auto& item : items) {
+        collect_documents(r, item, out, depth + 1);
+      }
+    }
+    return;
+  }
+  const auto* info = find_kind(kind);
+  if (info == nullptr) {
+    std::vector<std::string> kinds;
+    for (const auto& k : k_kinds) {
+      kinds.emplace_back(k.kind);
+    }
+    r.error(kind_node, fmt::format("unknown kind '{}'{} (capsim reads {})", kind, did_you_mean(kind, kinds),
+                                   fmt::join(kinds, ", ")));
+    return;
+  }
+  if (api != info->api_version) {
+    if (kind == "NodePool" && api.rfind("karpenter.sh/v1beta1", 0) == 0) {
+      r.error(present(api_node) ? api_node : root,
+              "karpenter.sh/v1beta1 NodePools are not supported: migrate to karpenter.sh/v1 (see Karpenter's v1 "
+              "migration guide)");
+    } else {
+      r.error(present(api_node) ? api_node : root,
+              fmt::format("{} needs apiVersion '{}' (got '{}')", kind, info->api_version, api));
+    }
+    return;
+  }
+  Doc d;
+  d.root = root;
+  d.kind = kind;
+  d.api_version = api;
+  const auto md = child(root, "metadata");
+  if (present(md) && !md.IsMap()) {
+    r.error(md, fmt::format("{}: 'metadata' must be a mapping", kind));
+    return;
+  }
+  const auto name = child(md, "name");
+  if (present(name) && name.IsScalar()) {
+    d.name = name.Scalar();
+  }
+  if (const auto ns = child(md, "namespace"); present(ns) && ns.IsScalar()) {
+    d.namespace_ = ns.Scalar();
+  }
+  if (d.name.empty() && kind != "Scenario" && kind != "Catalog") {
+    r.error(present(md) ? md : root, fmt::format("{} needs metadata.name", kind));
+    return;
+  }
+  if (d.name.size() > 253) {
+    r.error(name, fmt::format("{}: metadata.name is longer than 253 characters", kind));
+    return;
+  }
+  out.push_back(std::move(d));
+}
+
+// Throws the collected errors ordered by position in the file (command-line --set errors first),
+// however the documents were visited.
+void throw_sorted(const Diagnostics& diagnostics, const std::string& source_name)
+{
+  if (diagnostics.empty()) {
+    return;
+  }
+  auto items = diagnostics.items();
+  std::stable_sort(items.begin(), items.end(), [&](const Diagnostic& a, const Diagnostic& b) {
+    const bool a_file = a.location.file == source_name;
+    const bool b_file = b.location.file == source_name;
+    if (a_file != b_file) {
+      return !a_file;
+    }
+    if (a.location.line != b.location.line) {
+      return a.location.line < b.location.line;
+    }
+    return a.location.column < b.location.column;
+  });
+  throw InputError(std::move(items));
+}
+
+} // namespace
+
+std::uint64_t node_pool_template_hash(const model::NodePool& pool)
+{
+  std::string text;
+  const auto add = [&text](std::string_view s) {
+    text += std::to_string(s.size());
+    text += ':';
+    text += s;
+  };
+  add("labels");
+  for (const auto& [k, v] : pool.template_labels) {
+    add(k);
+    add(v);
+  }
+  add("annotations");
+  for (const auto& [k, v] : pool.template_annotations) {
+    add(k);
+    add(v);
+  }
+  const auto taints = [&](std::string_view name, const std::vector<model::Taint>& list) {
+    add(name);
+    for (const auto& t : list) {
+      add(t.key);
+      add(t.value);
+      add(model::to_string(t.effect));
+    }
+  };
+  taints("taints", pool.taints);
+  taints("startupTaints", pool.startup_taints);
+  add("expireAfter");
+  add(std::to_string(pool.expire_after));
+  add("terminationGracePeriod");
+  add(pool.termination_grace_period ? std::to_string(*pool.termination_grace_period) : "nil");
+  add("nodeClassRef");
+  add(pool.node_class_ref);
+  return hash_name(text);
+}
+
+model::Scenario parse_scenario(std::string_view text, const std::string& source_name, const std::vector<std::string>& sets)
+{
+  check_text(text, source_name, k_max_yaml_depth);
+  std::vector<YAML::Node> raw;
+  try {
+    raw = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& e) {
+    const auto line = e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.line + 1);
+    const auto col = e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.column + 1);
+    throw InputError(SourceLocation{source_name, line, col}, fmt::format("invalid YAML: {}", e.msg));
+  }
+  Diagnostics diagnostics;
+  YamlReader reader(source_name, diagnostics);
+  try {
+    std::vector<Doc> docs;
+    for (const auto& root : raw) {
+      if (!within_node_budget(root, k_max_yaml_nodes, k_max_yaml_depth * 2)) {
+        reader.error(root, fmt::format("the document is too large or too deep once YAML aliases are expanded "
+                                       "(more than {} nodes or {} levels)",
+                                       k_max_yaml_nodes, k_max_yaml_depth * 2));
+        continue;
+      }
+      collect_documents(reader, root, docs, 0);
+    }
+    if (raw.empty() || std::all_of(raw.begin(), raw.end(), [](const YAML::Node& n) { return !present(n); })) {
+      throw InputError(SourceLocation{source_name, 1, 1},
+                       "the file is empty (a scenario needs at least a capsim/v1 Scenario document)");
+    }
+    if (!sets.empty()) {
+      std::vector<DocumentRef> refs;
+      refs.reserve(docs.size());
+      for (const auto& d : docs) {
+        refs.push_back(DocumentRef{d.kind, d.name, d.root});
+      }
+      apply_set_overrides(refs, sets, reader);
+      // A --set may have replaced metadata.name or namespace: re-read them.
+      for (auto& d : docs) {
+        const auto md = child(d.root, "metadata");
+        if (const auto ns = child(md, "namespace"); present(ns) && ns.IsScalar()) {
+          d.namespace_ = ns.Scalar();
+        }
+      }
+    }
+    ScenarioParser parser(reader, source_name);
+    auto scenario = parser.parse(docs);
+    throw_sorted(diagnostics, source_name);
+    return scenario;
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp accessors throw on shapes we did not anticipate; report, never crash.
+    const auto line = e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.line + 1);
+    const auto col = e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.column + 1);
+    diagnostics.error(SourceLocation{source_name, line, col}, fmt::format("unexpected YAML structure: {}", e.msg));
+    throw InputError(diagnostics.items());
+  }
+}
+
+model::Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets)
+{
+  const std::string text = read_text_file(path, {}, k_max_document_bytes);
+  return parse_scenario(text, path, sets);
+}
+
+} // namespace capsim::io

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "core/model/scenario.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace capsim::io {
+
+// Reads a scenario file: one YAML stream of Kubernetes-style documents (SPEC §2), with
+// `--set PATH=VALUE` overrides applied to the documents before they are converted (see
+// set_override.hpp). Paths inside the scenario (traces, catalog folder) are resolved against
+// the scenario file's folder. Every problem is collected and thrown as one InputError, each line
+// "FILE:LINE:COL: error: ..."; hostile input (binary, deep nesting, alias bombs, absurd numbers)
+// is refused the same way. Traces are not read here (see workload.hpp).
+[[nodiscard]] model::Scenario load_scenario(const std::string& path, const std::vector<std::string>& sets = {});
+
+// The same from text already in memory. `source_name` names the text in messages and is the
+// base for relative paths (a file path, or e.g. "<stdin>").
+[[nodiscard]] model::Scenario parse_scenario(std::string_view text, const std::string& source_name,
+                                             const std::vector<std::string>& sets = {});
+
+// Limits on what a scenario may ask for; beyond them the input is refused as absurd.
+inline constexpr std::int64_t k_max_replicas = 10'000'000;
+inline constexpr std::size_t k_max_yaml_nodes = 2'000'000; // after alias expansion, per document
+inline constexpr int k_max_yaml_depth = 64;
+inline constexpr Duration k_max_sim_duration = 3660 * k_day; // ten years
+
+// The hash of the NodePool fields whose change makes Karpenter mark nodes drifted (template
+// labels, annotations, taints, startupTaints, expireAfter, terminationGracePeriod,
+// nodeClassRef; not requirements, disruption, limits or weight). FNV-1a over a canonical text.
+[[nodiscard]] std::uint64_t node_pool_template_hash(const model::NodePool& pool);
+
+} // namespace capsim::io

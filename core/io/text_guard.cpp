@@ -1,0 +1,238 @@
+#include "core/io/text_guard.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace capsim::io {
+
+namespace {
+
+bool is_space(char c)
+{
+  return c == ' ' || c == '\t';
+}
+
+// Length of the UTF-8 sequence starting at text[i], or 0 when it is not valid UTF-8.
+std::size_t utf8_length(std::string_view text, std::size_t i)
+{
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  if (b0 < 0x80) {
+    return 1;
+  }
+  std::size_t n = 0;
+  std::uint32_t cp = 0;
+  if ((b0 & 0xE0U) == 0xC0U) {
+    n = 2;
+    cp = b0 & 0x1FU;
+  } else if ((b0 & 0xF0U) == 0xE0U) {
+    n = 3;
+    cp = b0 & 0x0FU;
+  } else if ((b0 & 0xF8U) == 0xF0U) {
+    n = 4;
+    cp = b0 & 0x07U;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) {
+    return 0;
+  }
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto b = static_cast<unsigned char>(text[i + k]);
+    if ((b & 0xC0U) != 0x80U) {
+      return 0;
+    }
+    cp = (cp << 6U) | (b & 0x3FU);
+  }
+  const bool overlong = (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return 0;
+  }
+  return n;
+}
+
+} // namespace
+
+NestingReport measure_nesting(std::string_view text, int max_depth)
+{
+  NestingReport report;
+  std::vector<std::size_t> indents; // block indentation stack
+  int flow = 0;                     // open [ and {
+  int flow_base = 0;                // block depth where the open flow collection started
+  char quote = 0;                   // inside a quoted scalar that may span lines
+  long block_scalar_indent = -1;    // inside a | or > scalar: lines indented deeper than this
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  const auto note = [&](int depth, std::size_t column) {
+    if (depth > report.max_depth) {
+      report.max_depth = depth;
+      if (depth > max_depth && report.line == 0) {
+        report.line = line_no;
+        report.column = column + 1;
+      }
+    }
+  };
+  while (pos <= text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) {
+      end = text.size();
+    }
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+    }
+    ++line_no;
+    pos = end + 1;
+
+    std::size_t indent = 0;
+    while (indent < line.size() && line[indent] == ' ') {
+      ++indent;
+    }
+    const bool blank = indent == line.size();
+    if (block_scalar_indent >= 0) {
+      if (blank || static_cast<long>(indent) > block_scalar_indent) {
+        continue;
+      }
+      block_scalar_indent = -1;
+    }
+    std::size_t i = 0;
+    int base = flow_base;
+    bool node_start = true;
+    if (quote == 0 && flow == 0) {
+      if (blank || line[indent] == '#' || line[0] == '%') {
+        continue;
+      }
+      if (line.substr(0, 3) == "---" || line.substr(0, 3) == "...") {
+        indents.clear();
+        i = 3;
+        indent = 0;
+      } else {
+        while (!indents.empty() && indents.back() > indent) {
+          indents.pop_back();
+        }
+        if (indents.empty() || indents.back() < indent) {
+          indents.push_back(indent);
+        }
+        i = indent;
+      }
+      base = static_cast<int>(indents.size());
+      // Compact nested collections on one line: "- - - x", "? - x".
+      while (i < line.size() && (line[i] == '-' || line[i] == '?')
+             && (i + 1 == line.size() || is_space(line[i + 1]))) {
+        ++base;
+        note(base, i);
+        ++i;
+        while (i < line.size() && is_space(line[i])) {
+          ++i;
+        }
+      }
+      note(base, i);
+    } else if (quote != 0) {
+      node_start = false;
+    }
+    for (; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quote == '"') {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          quote = 0;
+        }
+        continue;
+      }
+      if (quote == '\'') {
+        if (c == '\'') {
+          if (i + 1 < line.size() && line[i + 1] == '\'') {
+            ++i;
+          } else {
+            quote = 0;
+          }
+        }
+        continue;
+      }
+      if (is_space(c)) {
+        continue;
+      }
+      if (c == '#' && (i == 0 || is_space(line[i - 1]))) {
+        break;
+      }
+      if (node_start) {
+        if (c == '"' || c == '\'') {
+          quote = c;
+          node_start = false;
+          continue;
+        }
+        if (c == '[' || c == '{') {
+          if (flow == 0) {
+            flow_base = base;
+          }
+          ++flow;
+          note(flow_base + flow, i);
+          continue;
+        }
+        if ((c == '|' || c == '>') && flow == 0) {
+          block_scalar_indent = static_cast<long>(indent);
+          break;
+        }
+        if (c == '&' || c == '!') {
+          while (i + 1 < line.size() && !is_space(line[i + 1])) {
+            ++i;
+          }
+          continue;
+        }
+        node_start = false;
+      }
+      if (flow > 0) {
+        if (c == ',' || c == ':') {
+          node_start = true;
+        } else if (c == '[' || c == '{') {
+          ++flow;
+          note(flow_base + flow, i);
+          node_start = true;
+        } else if (c == ']' || c == '}') {
+          --flow;
+        }
+      } else if (c == ':' && (i + 1 == line.size() || is_space(line[i + 1]))) {
+        node_start = true;
+      }
+    }
+    if (end == text.size()) {
+      break;
+    }
+  }
+  return report;
+}
+
+void check_text(std::string_view text, const std::string& file, int max_depth)
+{
+  if (text.size() > k_max_document_bytes) {
+    throw InputError(SourceLocation{file, 0, 0},
+                     fmt::format("file is too large ({} bytes; at most {} are read)", text.size(), k_max_document_bytes));
+  }
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '\0') {
+      throw InputError(SourceLocation{file, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(i - line_start + 1)},
+                       "file contains a NUL byte: it looks binary (expected YAML or JSON text)");
+    }
+    const std::size_t n = utf8_length(text, i);
+    if (n == 0) {
+      throw InputError(SourceLocation{file, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(i - line_start + 1)},
+                       "file is not valid UTF-8 text (expected YAML or JSON)");
+    }
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+    i += n;
+  }
+  const NestingReport r = measure_nesting(text, max_depth);
+  if (r.max_depth > max_depth) {
+    throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.line), static_cast<std::uint32_t>(r.column)},
+                     fmt::format("nesting is deeper than {} levels (refused before parsing)", max_depth));
+  }
+}
+
+} // namespace capsim::io

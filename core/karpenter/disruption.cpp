@@ -1,0 +1,929 @@
+#include "core/karpenter/disruption.hpp"
+
+#include "core/base/quantity.hpp"
+#include "core/karpenter/controller.hpp"
+#include "core/karpenter/disruption_budget.hpp"
+#include "core/karpenter/disruption_candidates.hpp"
+#include "core/karpenter/disruption_consolidation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace capsim::karpenter {
+
+namespace {
+
+using cluster::k_none;
+using cluster::NodeIndex;
+using cluster::NodeLifecycle;
+using cluster::PodIndex;
+
+constexpr Duration k_poll = 10 * k_second; // pollingPeriod
+
+// What one method did in a loop.
+enum class Outcome : std::uint8_t { nothing, pending, started };
+
+// The disruption controller's state between polls: consolidation state stamps, the command
+// waiting for validation, the orchestration queue and the --explain dedupe.
+class DisruptionController
+{
+public:
+  explicit DisruptionController(KarpenterController& ctl) : m_ctl(ctl) {}
+
+  // One call of KarpenterController's disruption hook. Returns true when a command started.
+  bool step(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
+
+private:
+  struct Pending
+  {
+    Command cmd;
+    SimTime due = 0;
+  };
+
+  struct InFlight
+  {
+    Command cmd;
+    std::vector<NodeIndex> replacements;
+    SimTime started = 0;
+  };
+
+  // Per-step inputs.
+  void begin(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
+  void observe_changes();
+  std::uint64_t consolidation_state();
+  bool is_consolidated(Method m) { return m_marked[static_cast<std::size_t>(m)] == consolidation_state(); }
+  void mark_consolidated(Method m) { m_marked[static_cast<std::size_t>(m)] = consolidation_state(); }
+
+  // Methods, in upstream order, and the loop over them.
+  bool run_methods(std::size_t first);
+  Outcome run_method(Method m);
+  Outcome emptiness();
+  Outcome drift();
+  Outcome multi_node();
+  Outcome single_node();
+  std::optional<Command> first_n_consolidation(const std::vector<Candidate>& candidates, std::size_t max);
+
+  // GetCandidates for a method: eligible nodes that pass its ShouldDisrupt filter. Records the
+  // reason a node is kept when it says something useful about this method.
+  std::vector<Candidate> candidates(Method m, bool record_keeps = true);
+  bool should_disrupt(Method m, const Candidate& c, std::string* why);
+  bool drifted(NodeIndex n);
+  SimTime drift_time(NodeIndex n) const;
+  std::vector<PoolTotals> pool_totals(const std::vector<Candidate>& candidates) const;
+  bool any_balanced() const;
+
+  // Validation (validation.go) and orchestration (queue.go).
+  bool validate(Command& cmd, std::string* why);
+  bool start(Command cmd);
+  void process_queue();
+  void abandon(const InFlight& f, const std::string& why);
+  [[nodiscard]] bool in_queue(NodeIndex n) const;
+  [[nodiscard]] SimTime nominated_until(NodeIndex n) const;
+  void request_wake();
+
+  // --explain
+  void record(Method m, const std::string& nodes, const std::string& action, const std::string& detail,
+              double saving);
+  void keep(Method m, NodeIndex n, const std::string& why);
+  [[nodiscard]] std::string names(const std::vector<Candidate>& cs) const;
+  [[nodiscard]] std::string describe(const Command& cmd) const;
+  [[nodiscard]] sim::DeleteReason delete_reason(const Command& cmd) const;
+
+  [[nodiscard]] SimulationContext sim_context();
+  // PodDisruptionBudget status, computed once per step when first needed.
+  const PdbLimits* pdbs();
+  [[nodiscard]] const model::Scenario& scenario() const { return m_ctl.scenario(); }
+  [[nodiscard]] const std::string& version() const { return scenario().settings.karpenter.version; }
+
+  KarpenterController& m_ctl;
+  SimTime m_now = 0;
+  const cluster::Cluster* m_cluster = nullptr;
+  sim::Actuator* m_act = nullptr;
+  std::unique_ptr<PdbLimits> m_pdbs;
+
+  SimTime m_next_loop = 0;
+  std::optional<Pending> m_pending;
+  std::vector<InFlight> m_queue;
+  std::vector<SimTime> m_nominated; // per node: nominated by a started command until
+
+  // ConsolidationState (state/cluster.go): a version bumped on cluster changes and every 5 min.
+  std::size_t m_seen_bindings = 0;
+  std::uint64_t m_seen_epoch = 0;
+  SimTime m_state_time = 0;
+  std::uint64_t m_state_version = 1;
+  std::array<std::uint64_t, 4> m_marked{}; // per method: the state version it marked consolidated
+
+  std::vector<SimTime> m_drift_seen;        // per node: when drift was first observed
+  std::vector<std::int8_t> m_requirements_drift; // per node: -1 unknown, 0 no, 1 drifted
+  std::vector<std::string> m_last_keep;     // per node: last recorded blocking reason
+};
+
+// ---------------------------------------------------------------------------------------------
+// Step, state, wakeups
+
+bool DisruptionController::step(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
+{
+  begin(now, cluster, actuator);
+  process_queue();
+  bool acted = false;
+  if (m_pending) {
+    if (now >= m_pending->due) {
+      Pending p = std::move(*m_pending);
+      m_pending.reset();
+      const Method method = p.cmd.method;
+      std::string why;
+      if (validate(p.cmd, &why)) {
+        acted = start(std::move(p.cmd));
+        if (!acted) {
+          m_next_loop = now + k_poll; // StartCommand failed: the loop errors out and retries later
+        }
+      } else {
+        // The method returns no command; the loop goes on with the next methods.
+        record(method, names(p.cmd.candidates), "abandon",
+               "command is no longer valid after the 15s validation wait: " + why, 0);
+        acted = run_methods(static_cast<std::size_t>(method) + 1);
+      }
+    }
+  } else if (now >= m_next_loop) {
+    acted = run_methods(0);
+  }
+  if (acted) {
+    m_next_loop = now; // requeue immediately
+  }
+  request_wake();
+  return acted;
+}
+
+void DisruptionController::begin(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
+{
+  m_now = now;
+  m_cluster = &cluster;
+  m_act = &actuator;
+  m_pdbs.reset();
+  const std::size_t n = cluster.nodes().size();
+  m_nominated.resize(n, -1);
+  m_drift_seen.resize(n, -1);
+  m_requirements_drift.resize(n, -1);
+  m_last_keep.resize(n);
+  observe_changes();
+}
+
+void DisruptionController::observe_changes()
+{
+  const std::size_t bindings = m_cluster->binding_log().size();
+  const std::uint64_t epoch = m_cluster->node_epoch();
+  if (bindings != m_seen_bindings || epoch != m_seen_epoch) {
+    m_seen_bindings = bindings;
+    m_seen_epoch = epoch;
+    m_state_time = m_now;
+    ++m_state_version;
+  }
+}
+
+std::uint64_t DisruptionController::consolidation_state()
+{
+  if (m_now - m_state_time >= k_consolidation_state_reset) {
+    m_state_time = m_now;
+    ++m_state_version;
+  }
+  return m_state_version;
+}
+
+void DisruptionController::request_wake()
+{
+  SimTime wake = -1;
+  const auto consider = [&wake](SimTime t) {
+    if (t >= 0 && (wake < 0 || t < wake)) {
+      wake = t;
+    }
+  };
+  if (m_pending) {
+    consider(m_pending->due);
+  } else {
+    consider(m_next_loop > m_now ? m_next_loop : m_now + k_poll);
+  }
+  const auto& settings = scenario().settings.karpenter;
+  for (const auto& f : m_queue) {
+    for (const NodeIndex r : f.replacements) {
+      const auto& node = m_cluster->node(r);
+      if (node.lifecycle == NodeLifecycle::launching || node.lifecycle == NodeLifecycle::registered) {
+        const SimTime expected = node.created_at + settings.launch_latency + settings.registration_latency;
+        consider(expected > m_now ? expected : m_now + k_queue_poll);
+      }
+    }
+  }
+  if (wake > m_now) {
+    m_ctl.request_disruption_wake(wake);
+  }
+}
+
+SimTime DisruptionController::nominated_until(NodeIndex n) const
+{
+  const SimTime mine = n < m_nominated.size() ? m_nominated[n] : -1;
+  return std::max(mine, m_ctl.nominated_until(n));
+}
+
+bool DisruptionController::in_queue(NodeIndex n) const
+{
+  for (const auto& f : m_queue) {
+    for (const auto& c : f.cmd.candidates) {
+      if (c.node == n) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+const PdbLimits* DisruptionController::pdbs()
+{
+  if (!m_pdbs) {
+    m_pdbs = std::make_unique<PdbLimits>(scenario().pdbs, *m_cluster);
+  }
+  return m_pdbs.get();
+}
+
+SimulationContext DisruptionController::sim_context()
+{
+  SimulationContext ctx;
+  ctx.controller = &m_ctl;
+  ctx.cluster = m_cluster;
+  ctx.actuator = m_act;
+  ctx.pdbs = pdbs();
+  ctx.now = m_now;
+  ctx.version = version();
+  ctx.spot_to_spot = scenario().settings.karpenter.spot_to_spot_consolidation;
+  return ctx;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Candidates
+
+bool DisruptionController::drifted(NodeIndex n)
+{
+  const auto& node = m_cluster->node(n);
+  const auto& pools = scenario().node_pools;
+  if (node.pool >= pools.size()) {
+    return false;
+  }
+  const auto& pool = pools[node.pool];
+  bool d = node.drifted_at >= 0 || node.template_hash != pool.template_hash;
+  if (!d) {
+    // RequirementsDrifted: the node's labels no longer satisfy the NodePool's requirements.
+    if (m_requirements_drift[n] < 0) {
+      m_requirements_drift[n] = node.requirements.is_compatible(pool.requirements, false) ? 0 : 1;
+    }
+    d = m_requirements_drift[n] == 1;
+  }
+  if (d && m_drift_seen[n] < 0) {
+    m_drift_seen[n] = node.drifted_at >= 0 ? node.drifted_at : m_now;
+  }
+  return d;
+}
+
+SimTime DisruptionController::drift_time(NodeIndex n) const
+{
+  const auto& node = m_cluster->node(n);
+  return node.drifted_at >= 0 ? node.drifted_at : m_drift_seen[n];
+}
+
+bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::string* why)
+{
+  const auto& node = m_cluster->node(c.node);
+  const auto& pool = scenario().node_pools[c.pool];
+  const bool v113 = is_v113(version());
+  const auto consolidatable = [&]() {
+    const SimTime at = consolidatable_at(node, pool);
+    if (m_now >= at) {
+      return true;
+    }
+    *why = fmt::format("consolidateAfter ({}) has not elapsed since the last pod event", format_duration(pool.consolidate_after));
+    return false;
+  };
+  switch (m) {
+  case Method::emptiness:
+    if (pool.consolidate_after == k_never) {
+      *why = "NodePool " + pool.name + " has consolidation disabled (consolidateAfter: Never)";
+      return false;
+    }
+    if (!is_empty(c, version())) {
+      return false;
+    }
+    return consolidatable();
+  case Method::drift: return drifted(c.node);
+  case Method::multi_node:
+  case Method::single_node:
+    if (c.instance_type == nullptr) {
+      *why = "instance type "
+             + (node.instance_type != nullptr ? node.instance_type->name : std::string("(unknown)"))
+             + " is not offered by NodePool " + pool.name;
+      return false;
+    }
+    if (node.capacity_type.empty() || node.zone.empty()) {
+      *why = "node has no capacity-type or zone label";
+      return false;
+    }
+    if (pool.consolidate_after == k_never) {
+      *why = "NodePool " + pool.name + " has consolidation disabled (consolidateAfter: Never)";
+      return false;
+    }
+    if (!v113 && is_empty(c, version())) {
+      return false; // Emptiness's
+    }
+    if (pool.consolidation_policy == model::ConsolidationPolicy::when_empty) {
+      if (!is_empty(c, version())) {
+        *why = "NodePool " + pool.name + " has consolidationPolicy WhenEmpty and the node is not empty";
+      }
+      return false;
+    }
+    return consolidatable();
+  }
+  return false;
+}
+
+std::vector<Candidate> DisruptionController::candidates(Method m, bool record_keeps)
+{
+  CandidateContext ctx;
+  ctx.cluster = m_cluster;
+  ctx.scenario = &scenario();
+  ctx.pools = &m_ctl.node_pools();
+  ctx.pdbs = pdbs();
+  ctx.now = m_now;
+  ctx.nominated_until = [this](NodeIndex n) { return nominated_until(n); };
+  ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
+  const DisruptionClass cls = m == Method::drift ? DisruptionClass::eventual : DisruptionClass::graceful;
+  std::vector<Candidate> out;
+  for (NodeIndex n = 0; n < m_cluster->nodes().size(); ++n) {
+    const auto& node = m_cluster->node(n);
+    if (node.owner != cluster::NodeOwner::node_pool || !node.alive()) {
+      continue;
+    }
+    if (m == Method::drift && !drifted(n)) {
+      continue; // cheap filter first: most nodes are not drifted
+    }
+    auto check = make_candidate(ctx, n, cls);
+    if (!check.candidate) {
+      if (record_keeps && !check.blocked.empty()) {
+        keep(m, n, check.blocked);
+      }
+      continue;
+    }
+    std::string why;
+    if (!should_disrupt(m, *check.candidate, &why)) {
+      if (record_keeps && !why.empty()) {
+        keep(m, n, why);
+      }
+      continue;
+    }
+    out.push_back(std::move(*check.candidate));
+  }
+  return out;
+}
+
+bool DisruptionController::any_balanced() const
+{
+  if (is_v113(version())) {
+    return false;
+  }
+  for (const auto& p : scenario().node_pools) {
+    if (p.consolidation_policy == model::ConsolidationPolicy::balanced) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<PoolTotals> DisruptionController::pool_totals(const std::vector<Candidate>& candidates) const
+{
+  // computeNodePoolTotals: cost of every node of the pool (ClusterCost) and disruption cost of
+  // every node (candidates' RescheduleDisruptionCost, 1 + positive eviction costs otherwise).
+  std::vector<PoolTotals> totals(scenario().node_pools.size());
+  std::vector<double> candidate_cost(m_cluster->nodes().size(), -1);
+  for (const auto& c : candidates) {
+    candidate_cost[c.node] = c.reschedule_cost;
+  }
+  for (NodeIndex n = 0; n < m_cluster->nodes().size(); ++n) {
+    const auto& node = m_cluster->node(n);
+    if (node.owner != cluster::NodeOwner::node_pool || !node.alive() || node.pool >= totals.size()) {
+      continue;
+    }
+    totals[node.pool].total_cost += node.price_per_hour;
+    if (candidate_cost[n] >= 0) {
+      totals[node.pool].total_disruption += candidate_cost[n];
+    } else {
+      double cost = 1.0;
+      for (const PodIndex p : node.pods) {
+        const auto& spec = m_cluster->pod(p).pod.spec;
+        cost += spec ? std::max(0.0, eviction_cost(*spec)) : 1.0;
+      }
+      totals[node.pool].total_disruption += cost;
+    }
+  }
+  return totals;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Methods
+
+bool DisruptionController::run_methods(std::size_t first)
+{
+  static constexpr Method k_order[] = {Method::emptiness, Method::drift, Method::multi_node, Method::single_node};
+  for (std::size_t i = first; i < std::size(k_order); ++i) {
+    const Outcome o = run_method(k_order[i]);
+    if (o == Outcome::started) {
+      return true;
+    }
+    if (o == Outcome::pending) {
+      return false; // blocked on the validation wait
+    }
+  }
+  m_next_loop = m_now + k_poll;
+  return false;
+}
+
+Outcome DisruptionController::run_method(Method m)
+{
+  switch (m) {
+  case Method::emptiness: return emptiness();
+  case Method::drift: return drift();
+  case Method::multi_node: return multi_node();
+  case Method::single_node: return single_node();
+  }
+  return Outcome::nothing;
+}
+
+Outcome DisruptionController::emptiness()
+{
+  auto cands = candidates(Method::emptiness);
+  if (cands.empty() || is_consolidated(Method::emptiness)) {
+    return Outcome::nothing;
+  }
+  auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::empty, m_now);
+  sort_candidates(cands, version(), *m_cluster);
+  std::vector<Candidate> empty;
+  bool constrained = false;
+  for (auto& c : cands) {
+    if (budget[c.pool] == 0) {
+      constrained = true;
+      keep(Method::emptiness, c.node,
+           "the disruption budget of NodePool " + scenario().node_pools[c.pool].name + " allows no more Empty disruptions now");
+      continue;
+    }
+    --budget[c.pool];
+    empty.push_back(std::move(c));
+  }
+  if (empty.empty()) {
+    if (!constrained) {
+      mark_consolidated(Method::emptiness);
+    }
+    return Outcome::nothing;
+  }
+  Command cmd;
+  cmd.method = Method::emptiness;
+  cmd.candidates = std::move(empty);
+  cmd.savings_per_hour = estimated_savings(cmd, nullptr);
+  m_pending = Pending{std::move(cmd), m_now + k_command_validation_delay};
+  return Outcome::pending;
+}
+
+Outcome DisruptionController::drift()
+{
+  auto cands = candidates(Method::drift);
+  if (cands.empty()) {
+    return Outcome::nothing;
+  }
+  std::sort(cands.begin(), cands.end(), [&](const Candidate& a, const Candidate& b) {
+    const SimTime ta = drift_time(a.node);
+    const SimTime tb = drift_time(b.node);
+    if (ta != tb) {
+      return ta < tb;
+    }
+    const auto& na = m_cluster->node(a.node).name;
+    const auto& nb = m_cluster->node(b.node).name;
+    return na != nb ? na < nb : a.node < b.node;
+  });
+  // Empty candidates first: fewer pods move twice.
+  std::stable_partition(cands.begin(), cands.end(), [](const Candidate& c) { return c.reschedulable.empty(); });
+  const auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::drifted, m_now);
+  const SimulationContext ctx = sim_context();
+  for (auto& c : cands) {
+    if (budget[c.pool] == 0) {
+      keep(Method::drift, c.node,
+           "drifted, but the disruption budget of NodePool " + scenario().node_pools[c.pool].name
+               + " allows no more Drifted disruptions now");
+      continue;
+    }
+    Simulation sim = simulate_scheduling(ctx, {c}, false);
+    if (!sim.failure.empty()) {
+      keep(Method::drift, c.node, "drifted, but " + sim.failure);
+      continue;
+    }
+    Command cmd;
+    cmd.method = Method::drift;
+    cmd.candidates.push_back(std::move(c));
+    cmd.replacements = std::move(sim.result.claims);
+    cmd.existing = std::move(sim.result.existing);
+    cmd.savings_per_hour = estimated_savings(
+        cmd, [this](std::string_view t, std::string_view z, std::string_view ct) { return m_act->offering_available(t, z, ct); });
+    if (start(std::move(cmd))) {
+      return Outcome::started;
+    }
+    return Outcome::nothing;
+  }
+  return Outcome::nothing;
+}
+
+std::optional<Command> DisruptionController::first_n_consolidation(const std::vector<Candidate>& cands,
+                                                                    std::size_t max)
+{
+  // firstNConsolidationOption: binary search for the largest prefix [0, mid] that consolidates.
+  if (cands.size() < 2) {
+    return std::nullopt;
+  }
+  std::size_t lo = 1;
+  std::size_t hi = cands.size() <= max ? cands.size() - 1 : max;
+  const SimulationContext ctx = sim_context();
+  const OfferingAvailable available = [this](std::string_view t, std::string_view z, std::string_view ct) {
+    return m_act->offering_available(t, z, ct);
+  };
+  const bool balanced = any_balanced();
+  const auto totals = balanced ? pool_totals(cands) : std::vector<PoolTotals>{};
+  std::optional<Command> best;
+  while (lo <= hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    const std::vector<Candidate> batch(cands.begin(), cands.begin() + static_cast<std::ptrdiff_t>(mid + 1));
+    auto outcome = compute_consolidation(ctx, batch, Method::multi_node);
+    bool valid = false;
+    if (outcome.command) {
+      auto& cmd = *outcome.command;
+      if (!cmd.is_replace()) {
+        valid = true;
+      } else if (filter_out_same_instance_type(ctx, cmd.replacements.front(), batch, available)) {
+        cmd.savings_per_hour = estimated_savings(cmd, available);
+        valid = true;
+      }
+      if (valid && balanced) {
+        valid = balanced_approves(cmd, scenario(), totals, nullptr);
+      }
+    }
+    if (valid) {
+      best = std::move(outcome.command);
+      lo = mid + 1;
+    } else {
+      if (mid == 0) {
+        break;
+      }
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+Outcome DisruptionController::multi_node()
+{
+  auto cands = candidates(Method::multi_node);
+  if (cands.empty() || is_consolidated(Method::multi_node)) {
+    return Outcome::nothing;
+  }
+  auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
+  sort_candidates(cands, version(), *m_cluster);
+  std::vector<Candidate> disruptable;
+  bool constrained = false;
+  for (auto& c : cands) {
+    if (budget[c.pool] == 0) {
+      constrained = true;
+      continue;
+    }
+    --budget[c.pool];
+    disruptable.push_back(std::move(c));
+  }
+  const std::size_t max_parallel = std::min(disruptable.size(), k_multi_node_max_candidates);
+  auto cmd = first_n_consolidation(disruptable, max_parallel);
+  if (!cmd) {
+    if (!constrained) {
+      mark_consolidated(Method::multi_node);
+    }
+    return Outcome::nothing;
+  }
+  m_pending = Pending{std::move(*cmd), m_now + k_command_validation_delay};
+  return Outcome::pending;
+}
+
+Outcome DisruptionController::single_node()
+{
+  auto cands = candidates(Method::single_node);
+  if (cands.empty() || is_consolidated(Method::single_node)) {
+    return Outcome::nothing;
+  }
+  const auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
+  sort_candidates(cands, version(), *m_cluster);
+  const auto ordered = interleave_pools(cands);
+  const bool balanced = any_balanced();
+  const auto totals = balanced ? pool_totals(ordered) : std::vector<PoolTotals>{};
+  const SimulationContext ctx = sim_context();
+  bool constrained = false;
+  for (const auto& c : ordered) {
+    if (budget[c.pool] == 0) {
+      constrained = true;
+      keep(Method::single_node, c.node,
+           "the disruption budget of NodePool " + scenario().node_pools[c.pool].name
+               + " allows no more Underutilized disruptions now");
+      continue;
+    }
+    if (balanced && !balanced_can_pass(c, scenario(), totals)) {
+      keep(Method::single_node, c.node, "Balanced policy: even deleting the node would not score 1/k");
+      continue;
+    }
+    auto outcome = compute_consolidation(ctx, {c}, Method::single_node);
+    if (!outcome.command) {
+      keep(Method::single_node, c.node, outcome.rejected);
+      continue;
+    }
+    std::string why;
+    if (balanced && !balanced_approves(*outcome.command, scenario(), totals, &why)) {
+      keep(Method::single_node, c.node, why);
+      continue;
+    }
+    m_pending = Pending{std::move(*outcome.command), m_now + k_command_validation_delay};
+    return Outcome::pending;
+  }
+  if (!constrained) {
+    mark_consolidated(Method::single_node);
+  }
+  return Outcome::nothing;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation and orchestration
+
+bool DisruptionController::validate(Command& cmd, std::string* why)
+{
+  const auto current = candidates(cmd.method, false);
+  const auto find = [&current](NodeIndex n) -> const Candidate* {
+    for (const auto& c : current) {
+      if (c.node == n) {
+        return &c;
+      }
+    }
+    return nullptr;
+  };
+  const model::DisruptionReason reason =
+      cmd.method == Method::emptiness ? model::DisruptionReason::empty : model::DisruptionReason::underutilized;
+  auto budget = budget_mapping(scenario().node_pools, *m_cluster, reason, m_now);
+  if (cmd.method == Method::emptiness) {
+    // EmptinessValidator: keep the candidates that are still empty, not nominated, within budget.
+    std::vector<Candidate> valid;
+    for (const auto& c : cmd.candidates) {
+      const Candidate* now = find(c.node);
+      if (now == nullptr || nominated_until(c.node) > m_now || budget[now->pool] == 0) {
+        continue;
+      }
+      --budget[now->pool];
+      valid.push_back(*now);
+    }
+    if (valid.empty()) {
+      *why = "no candidate is still empty and within its budget (pod churn)";
+      return false;
+    }
+    cmd.candidates = std::move(valid);
+    cmd.savings_per_hour = estimated_savings(cmd, nullptr);
+    return true;
+  }
+  std::vector<Candidate> updated;
+  for (const auto& c : cmd.candidates) {
+    const Candidate* now = find(c.node);
+    if (now == nullptr) {
+      *why = m_cluster->node(c.node).name + " is no longer a consolidation candidate (pod churn)";
+      return false;
+    }
+    if (nominated_until(c.node) > m_now) {
+      *why = m_cluster->node(c.node).name + " was nominated for a pending pod";
+      return false;
+    }
+    if (budget[now->pool] == 0) {
+      *why = "a candidate can no longer be disrupted without violating budgets";
+      return false;
+    }
+    --budget[now->pool];
+    updated.push_back(*now);
+  }
+  const Simulation sim = simulate_scheduling(sim_context(), updated, true);
+  if (!sim.failure.empty()) {
+    *why = sim.failure;
+    return false;
+  }
+  const auto& claims = sim.result.claims;
+  if (claims.empty()) {
+    if (cmd.is_replace()) {
+      *why = "scheduling simulation produced new results (no replacement needed any more)";
+      return false;
+    }
+    return true;
+  }
+  if (claims.size() > 1 || !cmd.is_replace()) {
+    *why = "scheduling simulation produced new results";
+    return false;
+  }
+  // The command's options must be a subset of what scheduling would launch now.
+  std::vector<std::string> allowed;
+  for (const auto* t : claims.front().instance_types) {
+    allowed.push_back(t->name);
+  }
+  std::sort(allowed.begin(), allowed.end());
+  for (const auto* t : cmd.replacements.front().instance_types) {
+    if (!std::binary_search(allowed.begin(), allowed.end(), t->name)) {
+      *why = "scheduling simulation produced new results (replacement options changed)";
+      return false;
+    }
+  }
+  return true;
+}
+
+sim::DeleteReason DisruptionController::delete_reason(const Command& cmd) const
+{
+  switch (cmd.method) {
+  case Method::emptiness: return sim::DeleteReason::emptiness;
+  case Method::drift: return sim::DeleteReason::drift;
+  case Method::multi_node:
+  case Method::single_node:
+    return cmd.is_replace() ? sim::DeleteReason::consolidation_replace : sim::DeleteReason::consolidation_delete;
+  }
+  return sim::DeleteReason::consolidation_delete;
+}
+
+bool DisruptionController::start(Command cmd)
+{
+  const std::string nodes = names(cmd.candidates);
+  record(cmd.method, nodes, cmd.is_replace() ? "replace" : "delete", describe(cmd), cmd.savings_per_hour);
+  for (const auto& c : cmd.candidates) {
+    m_last_keep[c.node].clear();
+    m_act->set_disrupted(c.node, true);
+  }
+  std::vector<NodeIndex> launched;
+  if (cmd.is_replace()) {
+    SolveResult replacements;
+    replacements.claims = cmd.replacements;
+    launched = m_ctl.launch_claims(m_now, replacements, *m_act, *m_cluster);
+    if (std::find(launched.begin(), launched.end(), k_none) != launched.end() || launched.size() != cmd.replacements.size()) {
+      for (const auto& c : cmd.candidates) {
+        m_act->set_disrupted(c.node, false);
+      }
+      record(cmd.method, nodes, "abandon", "launching the replacement failed (insufficient capacity); candidates un-tainted",
+             0);
+      return false;
+    }
+  }
+  // Results.Record: nodes receiving simulated pods are nominated.
+  const Duration window = nomination_window(scenario().settings.karpenter);
+  m_nominated.resize(m_cluster->nodes().size(), -1);
+  for (const auto& pl : cmd.existing) {
+    m_nominated[pl.node] = std::max(m_nominated[pl.node], m_now + window);
+  }
+  if (!cmd.is_replace()) {
+    const auto reason = delete_reason(cmd);
+    for (const auto& c : cmd.candidates) {
+      m_act->delete_node(c.node, reason);
+    }
+    return true;
+  }
+  InFlight f;
+  f.replacements = std::move(launched);
+  f.started = m_now;
+  f.cmd = std::move(cmd);
+  m_queue.push_back(std::move(f));
+  return true;
+}
+
+void DisruptionController::abandon(const InFlight& f, const std::string& why)
+{
+  for (const auto& c : f.cmd.candidates) {
+    const auto& node = m_cluster->node(c.node);
+    if (node.alive() && node.lifecycle != NodeLifecycle::deleting) {
+      m_act->set_disrupted(c.node, false);
+    }
+  }
+  record(f.cmd.method, names(f.cmd.candidates), "abandon", why + "; candidates un-tainted", 0);
+}
+
+void DisruptionController::process_queue()
+{
+  std::size_t queued = 0;
+  for (const auto& f : m_queue) {
+    queued += f.cmd.candidates.size();
+  }
+  const Duration retry = std::clamp<Duration>(k_command_retry_scale * static_cast<Duration>(queued), k_min_command_retry,
+                                              k_max_command_retry);
+  std::vector<InFlight> still;
+  for (auto& f : m_queue) {
+    bool failed = false;
+    bool ready = true;
+    std::string failed_name;
+    for (const NodeIndex r : f.replacements) {
+      const auto& node = m_cluster->node(r);
+      if (!node.alive() || node.lifecycle == NodeLifecycle::deleting) {
+        failed = true;
+        failed_name = node.name;
+        break;
+      }
+      ready = ready && node.lifecycle == NodeLifecycle::ready;
+    }
+    if (failed) {
+      abandon(f, "replacement " + failed_name + " was deleted before it initialized");
+      continue;
+    }
+    if (ready) {
+      const auto reason = delete_reason(f.cmd);
+      std::string repl;
+      for (const NodeIndex r : f.replacements) {
+        repl += (repl.empty() ? "" : ", ") + m_cluster->node(r).name;
+      }
+      for (const auto& c : f.cmd.candidates) {
+        m_act->delete_node(c.node, reason);
+      }
+      record(f.cmd.method, names(f.cmd.candidates), "terminate",
+             "replacement(s) " + repl + " initialized; draining the candidates", 0);
+      continue;
+    }
+    if (m_now - f.started > retry) {
+      abandon(f, "command timed out after " + format_duration(m_now - f.started)
+                     + " waiting for the replacement(s) to initialize");
+      continue;
+    }
+    still.push_back(std::move(f));
+  }
+  m_queue = std::move(still);
+}
+
+// ---------------------------------------------------------------------------------------------
+// --explain
+
+void DisruptionController::record(Method m, const std::string& nodes, const std::string& action,
+                                  const std::string& detail, double saving)
+{
+  m_act->record({m_now, std::string(to_string(m)), nodes, action, detail, saving});
+}
+
+void DisruptionController::keep(Method m, NodeIndex n, const std::string& why)
+{
+  if (m_last_keep[n] == why) {
+    return;
+  }
+  m_last_keep[n] = why;
+  record(m, m_cluster->node(n).name, "keep", why, 0);
+}
+
+std::string DisruptionController::names(const std::vector<Candidate>& cs) const
+{
+  std::string out;
+  for (const auto& c : cs) {
+    out += (out.empty() ? "" : ",") + m_cluster->node(c.node).name;
+  }
+  return out;
+}
+
+std::string DisruptionController::describe(const Command& cmd) const
+{
+  std::string pods;
+  std::size_t moved = 0;
+  for (const auto& c : cmd.candidates) {
+    moved += c.reschedulable.size();
+  }
+  pods = fmt::format("{} pod(s) to reschedule", moved);
+  if (!cmd.is_replace()) {
+    if (cmd.method == Method::emptiness) {
+      return fmt::format("delete {} empty node(s)", cmd.candidates.size());
+    }
+    return "delete; " + pods + " fit on existing nodes";
+  }
+  std::string out = fmt::format("replace with {} node(s), {}:", cmd.replacements.size(), pods);
+  for (const auto& claim : cmd.replacements) {
+    const auto* ct = claim.requirements.find(model::labels::k_capacity_type);
+    std::string cts = "any capacity type";
+    if (ct != nullptr && !ct->complement) {
+      cts.clear();
+      for (const auto& v : ct->values) {
+        cts += (cts.empty() ? "" : "/") + v;
+      }
+    }
+    out += fmt::format(" [{} ({} option(s), {})]", instance_type_list(claim.instance_types), claim.instance_types.size(), cts);
+  }
+  return out;
+}
+
+} // namespace
+
+void install_disruption(KarpenterController& controller)
+{
+  auto state = std::make_shared<DisruptionController>(controller);
+  controller.set_disruption([state](SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator) {
+    return state->step(now, cluster, actuator);
+  });
+}
+
+} // namespace capsim::karpenter

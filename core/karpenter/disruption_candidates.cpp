@@ -1,0 +1,345 @@
+#include "core/karpenter/disruption_candidates.hpp"
+
+#include "core/base/quantity.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace capsim::karpenter {
+
+namespace {
+
+using cluster::NodeIndex;
+using cluster::NodeLifecycle;
+using cluster::PodIndex;
+using cluster::PodPhase;
+
+// An intstr value: a count, or a percentage (percent = true). nullopt when malformed.
+struct IntOrPercent
+{
+  std::int64_t value = 0;
+  bool percent = false;
+};
+
+std::optional<IntOrPercent> parse_int_or_percent(std::string_view text)
+{
+  IntOrPercent out;
+  if (!text.empty() && text.back() == '%') {
+    out.percent = true;
+    text.remove_suffix(1);
+  }
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, out.value);
+  if (text.empty() || ec != std::errc() || ptr != end || out.value < 0) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+// intstr.GetScaledValueFromIntOrPercent(v, total, roundUp = true).
+std::int64_t scaled(const IntOrPercent& v, std::int64_t total)
+{
+  return v.percent ? (v.value * total + 99) / 100 : v.value;
+}
+
+std::string pod_name(const cluster::PodState& p)
+{
+  const std::string ns = p.pod.spec ? p.pod.spec->namespace_ : std::string("default");
+  return ns + "/" + p.pod.name;
+}
+
+} // namespace
+
+double eviction_cost(const model::PodSpec& spec)
+{
+  double cost = 1.0;
+  cost += static_cast<double>(spec.deletion_cost) / std::pow(2.0, 27.0);
+  cost += static_cast<double>(spec.priority) / std::pow(2.0, 25.0);
+  return std::clamp(cost, -10.0, 10.0);
+}
+
+bool do_not_disrupt_active(const cluster::PodState& pod, SimTime now)
+{
+  if (!pod.pod.spec) {
+    return false;
+  }
+  const Duration d = pod.pod.spec->do_not_disrupt;
+  if (d <= 0) {
+    return false;
+  }
+  if (d == k_never || pod.started_at < 0) {
+    return true; // "true", or a duration for a pod whose start time is unknown (fail safe)
+  }
+  return now - pod.started_at < d;
+}
+
+bool tolerates_disrupted_taint(const model::PodSpec& spec)
+{
+  const model::Taint disrupted{"karpenter.sh/disrupted", "", model::TaintEffect::no_schedule};
+  return std::any_of(spec.tolerations.begin(), spec.tolerations.end(),
+                     [&](const model::Toleration& t) { return t.tolerates(disrupted); });
+}
+
+PdbLimits::PdbLimits(const std::vector<model::PodDisruptionBudget>& pdbs, const cluster::Cluster& cluster)
+  : m_pdbs(&pdbs), m_allowed(pdbs.size(), 0), m_fully_blocking(pdbs.size(), false)
+{
+  if (pdbs.empty()) {
+    return;
+  }
+  std::vector<std::int64_t> expected(pdbs.size(), 0);
+  std::vector<std::int64_t> healthy(pdbs.size(), 0);
+  for (const auto& p : cluster.pods()) {
+    if (!p.pod.spec || (p.phase != PodPhase::pending && p.phase != PodPhase::bound)) {
+      continue;
+    }
+    for (const auto i : matching(*p.pod.spec)) {
+      ++expected[i];
+      if (p.phase == PodPhase::bound && p.started_at >= 0) {
+        ++healthy[i];
+      }
+    }
+  }
+  for (std::size_t i = 0; i < pdbs.size(); ++i) {
+    const auto& pdb = pdbs[i];
+    std::int64_t desired = 0;
+    if (pdb.min_available) {
+      const auto v = parse_int_or_percent(*pdb.min_available);
+      desired = v ? scaled(*v, expected[i]) : expected[i];
+      m_fully_blocking[i] = *pdb.min_available == "100%";
+    } else if (pdb.max_unavailable) {
+      const auto v = parse_int_or_percent(*pdb.max_unavailable);
+      desired = std::max<std::int64_t>(expected[i] - (v ? scaled(*v, expected[i]) : 0), 0);
+      m_fully_blocking[i] = v && v->value == 0;
+    }
+    m_allowed[i] = std::max<std::int64_t>(healthy[i] - desired, 0);
+  }
+}
+
+const std::vector<std::uint32_t>& PdbLimits::matching(const model::PodSpec& spec) const
+{
+  auto it = m_matching.find(&spec);
+  if (it != m_matching.end()) {
+    return it->second;
+  }
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t i = 0; m_pdbs != nullptr && i < m_pdbs->size(); ++i) {
+    const auto& pdb = (*m_pdbs)[i];
+    if (pdb.namespace_ == spec.namespace_ && pdb.selector.matches(spec.labels)) {
+      out.push_back(i);
+    }
+  }
+  return m_matching.emplace(&spec, std::move(out)).first->second;
+}
+
+std::string PdbLimits::eviction_blocker(const model::PodSpec& spec) const
+{
+  if (empty()) {
+    return {};
+  }
+  const auto& m = matching(spec);
+  if (m.size() > 1) {
+    std::string names;
+    for (const auto i : m) {
+      names += (names.empty() ? "" : ", ") + (*m_pdbs)[i].namespace_ + "/" + (*m_pdbs)[i].name;
+    }
+    return "eviction does not support multiple PDBs (" + names + ")";
+  }
+  if (m.size() == 1 && m_allowed[m[0]] == 0) {
+    const auto& pdb = (*m_pdbs)[m[0]];
+    return "PDB " + pdb.namespace_ + "/" + pdb.name + " allows no disruption now";
+  }
+  return {};
+}
+
+bool PdbLimits::fully_blocked(const model::PodSpec& spec) const
+{
+  if (empty()) {
+    return false;
+  }
+  const auto& m = matching(spec);
+  // isEvictable returns at the first PDB when a pod has several (they block anyway).
+  if (m.size() > 1) {
+    return true;
+  }
+  return m.size() == 1 && m_fully_blocking[m[0]];
+}
+
+const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, std::string_view name)
+{
+  for (const auto* t : pool.instance_types) {
+    if (t->name == name) {
+      return t;
+    }
+  }
+  return nullptr;
+}
+
+double offering_price(const catalog::InstanceType& type, std::string_view zone, std::string_view capacity_type)
+{
+  for (const auto& o : type.offerings) {
+    if (o.zone == zone && o.capacity_type == capacity_type) {
+      return std::isnan(o.price_per_hour) ? 0 : o.price_per_hour;
+    }
+  }
+  return 0;
+}
+
+bool is_v113(std::string_view version)
+{
+  return version == "1.13";
+}
+
+bool is_empty(const Candidate& c, std::string_view version)
+{
+  if (is_v113(version)) {
+    return c.reschedulable.empty();
+  }
+  return c.reschedule_cost <= 1.0;
+}
+
+SimTime consolidatable_at(const cluster::NodeState& node, const model::NodePool& pool)
+{
+  if (pool.consolidate_after == k_never || node.ready_at < 0) {
+    return k_never;
+  }
+  return std::max(node.last_pod_event, node.ready_at) + pool.consolidate_after;
+}
+
+CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, DisruptionClass disruption_class)
+{
+  CandidateCheck out;
+  const auto& cluster = *ctx.cluster;
+  const auto& node = cluster.node(index);
+  if (node.owner != cluster::NodeOwner::node_pool || !node.alive() || node.lifecycle != NodeLifecycle::ready
+      || node.disrupted_taint || (ctx.in_queue && ctx.in_queue(index))) {
+    return out; // unmanaged, not initialized, deleting / marked for deletion, or in a command
+  }
+  const auto& pools = ctx.scenario->node_pools;
+  if (node.pool >= pools.size() || ctx.pools == nullptr || node.pool >= ctx.pools->size()) {
+    out.blocked = "NodePool not found";
+    return out;
+  }
+  if (ctx.nominated_until) {
+    const SimTime until = ctx.nominated_until(index);
+    if (until > ctx.now) {
+      out.blocked = "node is nominated for a pending pod";
+      return out;
+    }
+  }
+  if (node.do_not_disrupt) {
+    out.blocked = "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation on the node";
+    return out;
+  }
+  const auto& pool = pools[node.pool];
+  const auto& pool_input = (*ctx.pools)[node.pool];
+  const bool ignore_pod_blockers = disruption_class == DisruptionClass::eventual && pool.termination_grace_period;
+  if (!ignore_pod_blockers) {
+    for (const PodIndex p : node.pods) {
+      const auto& ps = cluster.pod(p);
+      if (do_not_disrupt_active(ps, ctx.now)) {
+        out.blocked = "pod " + pod_name(ps) + " has the \"karpenter.sh/do-not-disrupt\" annotation";
+        if (ps.pod.spec->do_not_disrupt != k_never && ps.started_at >= 0) {
+          out.blocked += " (until t=" + format_duration(ps.started_at + ps.pod.spec->do_not_disrupt) + ")";
+        }
+        return out;
+      }
+    }
+    if (ctx.pdbs != nullptr && !ctx.pdbs->empty()) {
+      for (const PodIndex p : node.pods) {
+        const auto& ps = cluster.pod(p);
+        if (!ps.pod.spec || tolerates_disrupted_taint(*ps.pod.spec)) {
+          continue; // not evicted by the drain, so PDBs do not matter
+        }
+        const std::string why = ctx.pdbs->eviction_blocker(*ps.pod.spec);
+        if (!why.empty()) {
+          out.blocked = "pod " + pod_name(ps) + ": " + why;
+          return out;
+        }
+      }
+    }
+  }
+  Candidate c;
+  c.node = index;
+  c.pool = node.pool;
+  if (node.instance_type != nullptr) {
+    c.instance_type = pool_instance_type(pool_input, node.instance_type->name);
+  }
+  c.price = c.instance_type != nullptr ? offering_price(*c.instance_type, node.zone, node.capacity_type) : 0;
+  double all_cost = 0;
+  for (const PodIndex p : node.pods) {
+    const auto& ps = cluster.pod(p);
+    const double ec = ps.pod.spec ? eviction_cost(*ps.pod.spec) : 1.0;
+    all_cost += ec;
+    c.reschedulable.push_back(p);
+    c.reschedule_cost += std::max(0.0, ec);
+  }
+  std::sort(c.reschedulable.begin(), c.reschedulable.end());
+  double lifetime = 1.0;
+  if (node.expire_at >= 0 && node.expire_at > node.created_at) {
+    const auto total = static_cast<double>(node.expire_at - node.created_at);
+    const auto age = static_cast<double>(ctx.now - node.created_at);
+    lifetime = std::clamp((total - age) / total, 0.0, 1.0);
+  }
+  c.disruption_cost = all_cost * lifetime;
+  out.candidate = std::move(c);
+  return out;
+}
+
+void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster)
+{
+  const bool v113 = is_v113(version);
+  std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+    if (v113) {
+      if (a.disruption_cost != b.disruption_cost) {
+        return a.disruption_cost < b.disruption_cost;
+      }
+    } else {
+      const double ra = a.savings_ratio();
+      const double rb = b.savings_ratio();
+      if (ra != rb) {
+        return ra > rb;
+      }
+    }
+    const auto& na = cluster.node(a.node).name;
+    const auto& nb = cluster.node(b.node).name;
+    if (na != nb) {
+      return na < nb;
+    }
+    return a.node < b.node;
+  });
+}
+
+std::vector<Candidate> interleave_pools(const std::vector<Candidate>& sorted)
+{
+  std::vector<std::uint32_t> pool_ids;
+  for (const auto& c : sorted) {
+    pool_ids.push_back(c.pool);
+  }
+  std::sort(pool_ids.begin(), pool_ids.end());
+  pool_ids.erase(std::unique(pool_ids.begin(), pool_ids.end()), pool_ids.end());
+  std::vector<std::vector<const Candidate*>> by_pool(pool_ids.size());
+  for (const auto& c : sorted) {
+    const auto pos = std::lower_bound(pool_ids.begin(), pool_ids.end(), c.pool) - pool_ids.begin();
+    by_pool[static_cast<std::size_t>(pos)].push_back(&c);
+  }
+  std::size_t longest = 0;
+  for (const auto& v : by_pool) {
+    longest = std::max(longest, v.size());
+  }
+  std::vector<Candidate> out;
+  out.reserve(sorted.size());
+  for (std::size_t i = 0; i < longest; ++i) {
+    for (const auto& v : by_pool) {
+      if (i < v.size()) {
+        out.push_back(*v[i]);
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace capsim::karpenter

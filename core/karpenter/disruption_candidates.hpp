@@ -1,0 +1,135 @@
+#pragma once
+
+#include "core/base/units.hpp"
+#include "core/catalog/instance_type.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/karpenter/solve.hpp"
+#include "core/model/kube.hpp"
+#include "core/model/scenario.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace capsim::karpenter {
+
+// Disruption candidates (core:pkg/controllers/disruption/types.go NewCandidate,
+// core:pkg/controllers/state/statenode.go ValidateNodeDisruptable / ValidatePodsDisruptable)
+// and the pod-level rules they need: eviction cost, karpenter.sh/do-not-disrupt, PDBs.
+
+// Graceful methods (emptiness, consolidation) always respect pod blockers; eventual ones (drift)
+// ignore them when the NodePool sets terminationGracePeriod.
+enum class DisruptionClass : std::uint8_t { graceful, eventual };
+
+// EvictionCost (core:pkg/utils/disruption): clamp(1 + deletionCost/2^27 + priority/2^25, -10, 10).
+[[nodiscard]] double eviction_cost(const model::PodSpec& spec);
+
+// Whether a pod's karpenter.sh/do-not-disrupt annotation is in force at `now`: "true" always; a
+// duration while the pod has run for less than it (or has not started).
+[[nodiscard]] bool do_not_disrupt_active(const cluster::PodState& pod, SimTime now);
+
+// Whether a pod tolerates karpenter.sh/disrupted:NoSchedule (the drain then leaves it alone).
+[[nodiscard]] bool tolerates_disrupted_taint(const model::PodSpec& spec);
+
+// PodDisruptionBudgets with their status computed from the cluster, as the Kubernetes
+// disruption controller would: expected = matching live pods (pending or bound), healthy =
+// matching running pods; desiredHealthy from minAvailable (count, or percent rounded up) or
+// expected - maxUnavailable (count, or percent rounded up); allowed = max(0, healthy - desired).
+class PdbLimits
+{
+public:
+  PdbLimits(const std::vector<model::PodDisruptionBudget>& pdbs, const cluster::Cluster& cluster);
+
+  // Why evicting the pod is blocked now (pdb.Limits.CanEvictPods, zero-disruptions mode): it is
+  // covered by more than one PDB, or its PDB allows no disruption. "" when it may be evicted.
+  [[nodiscard]] std::string eviction_blocker(const model::PodSpec& spec) const;
+
+  // A PDB covering the pod is fully blocking (maxUnavailable 0 / "0%", minAvailable "100%").
+  [[nodiscard]] bool fully_blocked(const model::PodSpec& spec) const;
+
+  [[nodiscard]] std::int64_t disruptions_allowed(std::size_t pdb) const { return m_allowed[pdb]; }
+
+  [[nodiscard]] bool empty() const { return m_pdbs == nullptr || m_pdbs->empty(); }
+
+private:
+  [[nodiscard]] const std::vector<std::uint32_t>& matching(const model::PodSpec& spec) const;
+
+  const std::vector<model::PodDisruptionBudget>* m_pdbs = nullptr;
+  std::vector<std::int64_t> m_allowed;
+  std::vector<bool> m_fully_blocking;
+  mutable std::unordered_map<const model::PodSpec*, std::vector<std::uint32_t>> m_matching;
+};
+
+// A node considered for disruption, with what the methods need to rank and simulate it.
+struct Candidate
+{
+  cluster::NodeIndex node = cluster::k_none;
+  std::uint32_t pool = 0; // NodePool index
+  // The node's instance type as its NodePool offers it; nullptr when it cannot be resolved
+  // (consolidation then skips the node, as upstream does).
+  const catalog::InstanceType* instance_type = nullptr;
+  double price = 0; // resolveNodePrice: the offering matching the node's zone and capacity type
+  std::vector<cluster::PodIndex> reschedulable; // bound non-DaemonSet pods (pod.IsReschedulable)
+  double reschedule_cost = 1.0; // 1 + sum of positive eviction costs of reschedulable pods
+  double disruption_cost = 0;   // v1.13: sum of eviction costs x lifetime remaining
+
+  [[nodiscard]] double savings_ratio() const { return price / reschedule_cost; }
+};
+
+// What candidate checks read.
+struct CandidateContext
+{
+  const cluster::Cluster* cluster = nullptr;
+  const model::Scenario* scenario = nullptr;
+  const std::vector<NodePoolInput>* pools = nullptr;
+  const PdbLimits* pdbs = nullptr;
+  SimTime now = 0;
+  // Nodes nominated for pods (provisioning or a started command) until the returned time.
+  std::function<SimTime(cluster::NodeIndex)> nominated_until;
+  // Nodes already in a disruption command (the orchestration queue).
+  std::function<bool(cluster::NodeIndex)> in_queue;
+};
+
+// The outcome of NewCandidate for one node: a candidate, or why it is not one. `blocked` is
+// empty (and `candidate` unset) for nodes that are silently skipped: not managed by a NodePool,
+// not initialized, deleting or marked for deletion, already in a command.
+struct CandidateCheck
+{
+  std::optional<Candidate> candidate;
+  std::string blocked;
+};
+
+[[nodiscard]] CandidateCheck make_candidate(const CandidateContext& ctx, cluster::NodeIndex node,
+                                            DisruptionClass disruption_class);
+
+// The instance type named `name` among a NodePool's types, or nullptr.
+[[nodiscard]] const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, std::string_view name);
+
+// Price of the offering in (zone, capacity type), available or not; 0 when there is none.
+[[nodiscard]] double offering_price(const catalog::InstanceType& type, std::string_view zone,
+                                    std::string_view capacity_type);
+
+// Candidate.IsEmpty: v1.13 "no reschedulable pod"; v1.14+ "no reschedulable pod with a positive
+// eviction cost" (RescheduleDisruptionCost <= 1).
+[[nodiscard]] bool is_empty(const Candidate& c, std::string_view version);
+
+// The Consolidatable condition: now - max(lastPodEventTime, initialization) >= consolidateAfter
+// (never with consolidateAfter Never). Returns the time it becomes consolidatable.
+[[nodiscard]] SimTime consolidatable_at(const cluster::NodeState& node, const model::NodePool& pool);
+
+// Consolidation order (consolidation.go sortCandidates): v1.14+ savings ratio descending, v1.13
+// disruption cost ascending; ties by node name, then index.
+void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster);
+
+// Single-node consolidation's shuffleCandidates: round-robin over NodePools (in pool index
+// order; upstream iterates a Go map) keeping each pool's sorted order.
+[[nodiscard]] std::vector<Candidate> interleave_pools(const std::vector<Candidate>& sorted);
+
+// Whether the v1.13 ordering and emptiness rules apply.
+[[nodiscard]] bool is_v113(std::string_view version);
+
+} // namespace capsim::karpenter

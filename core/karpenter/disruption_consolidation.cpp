@@ -1,0 +1,456 @@
+#include "core/karpenter/disruption_consolidation.hpp"
+
+#include "core/karpenter/controller.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace capsim::karpenter {
+
+namespace {
+
+using cluster::NodeIndex;
+using cluster::NodeLifecycle;
+using cluster::PodIndex;
+using cluster::PodPhase;
+
+constexpr double k_inf = std::numeric_limits<double>::infinity();
+
+// pdb.Limits.IsCurrentlyReschedulable: reschedulable, no active do-not-disrupt, not fully
+// blocked by a PDB.
+bool currently_reschedulable(const cluster::PodState& p, const PdbLimits* pdbs, SimTime now)
+{
+  if (p.phase != PodPhase::bound || p.pod.is_daemon || !p.pod.spec) {
+    return false;
+  }
+  if (do_not_disrupt_active(p, now)) {
+    return false;
+  }
+  return pdbs == nullptr || !pdbs->fully_blocked(*p.pod.spec);
+}
+
+std::string pod_label(const cluster::PodState& p)
+{
+  return (p.pod.spec ? p.pod.spec->namespace_ : std::string("default")) + "/" + p.pod.name;
+}
+
+bool has_capacity_type(const model::Requirements& reqs, std::string_view ct)
+{
+  const auto* r = reqs.find(model::labels::k_capacity_type);
+  return r == nullptr || r->has(ct);
+}
+
+void restrict_capacity_type(model::Requirements& reqs, std::string_view ct)
+{
+  reqs.add(model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in,
+                                    {std::string(ct)}));
+}
+
+// The claim's instance-type requirement follows its (filtered) options, as ToNodeClaim writes it.
+void sync_instance_type_requirement(NewNodeClaim& claim)
+{
+  std::vector<std::string> names;
+  names.reserve(claim.instance_types.size());
+  for (const auto* t : claim.instance_types) {
+    names.push_back(t->name);
+  }
+  claim.requirements.erase(model::labels::k_instance_type);
+  claim.requirements.add(
+      model::Requirement::make(std::string(model::labels::k_instance_type), model::Operator::in, std::move(names)));
+}
+
+// OrderByPrice: cheapest available compatible offering first; ties keep the current order.
+void order_by_price(NewNodeClaim& claim, const OfferingAvailable& available)
+{
+  std::vector<std::pair<double, const catalog::InstanceType*>> keyed;
+  keyed.reserve(claim.instance_types.size());
+  for (const auto* t : claim.instance_types) {
+    keyed.emplace_back(cheapest_price(*t, claim.requirements, available), t);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < keyed.size(); ++i) {
+    claim.instance_types[i] = keyed[i].second;
+  }
+}
+
+double sum_prices(const std::vector<Candidate>& candidates)
+{
+  double sum = 0;
+  for (const auto& c : candidates) {
+    sum += c.price;
+  }
+  return sum;
+}
+
+std::string price_rule_detail(const NewNodeClaim& claim, double candidate_price, const OfferingAvailable& available)
+{
+  double best = k_inf;
+  const catalog::InstanceType* best_type = nullptr;
+  for (const auto* t : claim.instance_types) {
+    const double w = worst_launch_price(*t, claim.requirements, available);
+    if (w < best) {
+      best = w;
+      best_type = t;
+    }
+  }
+  if (best_type == nullptr) {
+    return "can't replace with a cheaper node: no replacement option has an available offering";
+  }
+  return fmt::format("can't replace with a cheaper node: the best option {} launches at up to ${:.4f}/h, "
+                     "not below the current ${:.4f}/h",
+                     best_type->name, best, candidate_price);
+}
+
+} // namespace
+
+std::string_view to_string(Method method)
+{
+  switch (method) {
+  case Method::emptiness: return "emptiness";
+  case Method::drift: return "drift";
+  case Method::multi_node: return "multi-node";
+  case Method::single_node: return "single-node";
+  }
+  return "?";
+}
+
+std::optional<std::size_t> min_values_needed(const std::vector<const catalog::InstanceType*>& options,
+                                             const model::Requirements& reqs)
+{
+  std::vector<const model::Requirement*> keyed;
+  for (const auto& r : reqs.items()) {
+    if (r.min_values && *r.min_values > 0) {
+      keyed.push_back(&r);
+    }
+  }
+  if (keyed.empty()) {
+    return std::size_t{0};
+  }
+  std::vector<std::set<std::string>> seen(keyed.size());
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    bool all = true;
+    for (std::size_t k = 0; k < keyed.size(); ++k) {
+      const auto* r = options[i]->requirements.find(keyed[k]->key);
+      if (r != nullptr && !r->complement) {
+        seen[k].insert(r->values.begin(), r->values.end());
+      }
+      all = all && seen[k].size() >= static_cast<std::size_t>(*keyed[k]->min_values);
+    }
+    if (all) {
+      return i + 1;
+    }
+  }
+  return std::nullopt;
+}
+
+bool remove_options_by_price(NewNodeClaim& claim, double max_price, const OfferingAvailable& available)
+{
+  std::vector<const catalog::InstanceType*> kept;
+  for (const auto* t : claim.instance_types) {
+    if (worst_launch_price(*t, claim.requirements, available) < max_price) {
+      kept.push_back(t);
+    }
+  }
+  claim.instance_types = std::move(kept);
+  return min_values_needed(claim.instance_types, claim.requirements).has_value();
+}
+
+double estimated_savings(const Command& cmd, const OfferingAvailable& available)
+{
+  const double source = sum_prices(cmd.candidates);
+  if (cmd.replacements.empty()) {
+    return source;
+  }
+  double dest = 0;
+  for (const auto& claim : cmd.replacements) {
+    if (!claim.instance_types.empty()) {
+      const double p = cheapest_price(*claim.instance_types.front(), claim.requirements, available);
+      if (p != k_inf) {
+        dest += p;
+      }
+    }
+  }
+  return source - dest;
+}
+
+Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates, bool consolidation)
+{
+  const auto& cluster = *ctx.cluster;
+  SolveInput in = ctx.controller->solve_input(cluster, *ctx.actuator);
+  in.cluster = &cluster;
+  std::vector<char> is_candidate(cluster.nodes().size(), 0);
+  for (const auto& c : candidates) {
+    is_candidate[c.node] = 1;
+    in.excluded_nodes.push_back(c.node);
+  }
+  const auto& pending = cluster.pending();
+  in.pods.assign(pending.begin(), pending.end());
+  for (const auto& c : candidates) {
+    for (const PodIndex p : c.reschedulable) {
+      if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
+        in.pods.push_back(p);
+      }
+    }
+  }
+  // Pods of deleting nodes and of nodes marked for deletion by a command in flight.
+  std::vector<char> from_deleting(cluster.pods().size(), 0);
+  for (NodeIndex n = 0; n < cluster.nodes().size(); ++n) {
+    const auto& node = cluster.node(n);
+    if (!node.alive() || is_candidate[n] != 0
+        || (node.lifecycle != NodeLifecycle::deleting && !node.disrupted_taint)) {
+      continue;
+    }
+    for (const PodIndex p : node.pods) {
+      if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
+        in.pods.push_back(p);
+        from_deleting[p] = 1;
+      }
+    }
+  }
+  in.options.consolidation_simulation = consolidation && !is_v113(ctx.version);
+  in.options.now = ctx.now;
+  Simulation out;
+  out.result = solve(in);
+  for (const auto& e : out.result.errors) {
+    const auto& p = cluster.pod(e.pod);
+    if (p.phase != PodPhase::pending) {
+      out.failure = "pod " + pod_label(p) + " fits nowhere: " + e.reason;
+      return out;
+    }
+  }
+  for (const auto& pl : out.result.existing) {
+    const auto& node = cluster.node(pl.node);
+    const auto& p = cluster.pod(pl.pod);
+    if (node.lifecycle != NodeLifecycle::ready && p.phase != PodPhase::pending && from_deleting[pl.pod] == 0) {
+      out.failure = "pod " + pod_label(p) + " would schedule against uninitialized node " + node.name;
+      return out;
+    }
+  }
+  return out;
+}
+
+ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
+                                           Method method)
+{
+  ConsolidationOutcome out;
+  const OfferingAvailable available = [&ctx](std::string_view t, std::string_view z, std::string_view ct) {
+    return ctx.actuator->offering_available(t, z, ct);
+  };
+  Simulation sim = simulate_scheduling(ctx, candidates, true);
+  if (!sim.failure.empty()) {
+    out.rejected = sim.failure;
+    return out;
+  }
+  Command cmd;
+  cmd.method = method;
+  cmd.candidates = candidates;
+  cmd.existing = sim.result.existing;
+  auto& claims = sim.result.claims;
+  if (claims.empty()) {
+    cmd.savings_per_hour = estimated_savings(cmd, available);
+    out.command = std::move(cmd);
+    return out;
+  }
+  if (claims.size() != 1) {
+    out.rejected = fmt::format("can't remove without creating {} nodes", claims.size());
+    return out;
+  }
+  const double candidate_price = sum_prices(candidates);
+  const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
+    return ctx.cluster->node(c.node).capacity_type == model::k_capacity_spot;
+  });
+  NewNodeClaim claim = std::move(claims.front());
+  order_by_price(claim, available);
+  if (all_spot && has_capacity_type(claim.requirements, model::k_capacity_spot)) {
+    // computeSpotToSpotConsolidation
+    if (!ctx.spot_to_spot) {
+      out.rejected = "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node";
+      return out;
+    }
+    restrict_capacity_type(claim.requirements, model::k_capacity_spot);
+    std::vector<const catalog::InstanceType*> compatible;
+    for (const auto* t : claim.instance_types) {
+      if (cheapest_price(*t, claim.requirements, available) != k_inf) {
+        compatible.push_back(t);
+      }
+    }
+    claim.instance_types = std::move(compatible);
+    const NewNodeClaim before = claim;
+    if (!remove_options_by_price(claim, candidate_price, available)) {
+      out.rejected = "filtering by price breaks the NodePool's minValues";
+      return out;
+    }
+    if (claim.instance_types.empty()) {
+      out.rejected = price_rule_detail(before, candidate_price, available);
+      return out;
+    }
+    if (candidates.size() == 1) {
+      if (claim.instance_types.size() < k_min_spot_to_spot_types) {
+        out.rejected = fmt::format("SpotToSpotConsolidation requires {} cheaper instance type options than the "
+                                   "current candidate to consolidate, got {}",
+                                   k_min_spot_to_spot_types, claim.instance_types.size());
+        return out;
+      }
+      std::size_t keep = k_min_spot_to_spot_types;
+      if (const auto needed = min_values_needed(claim.instance_types, claim.requirements)) {
+        keep = std::max(keep, *needed);
+      }
+      if (claim.instance_types.size() > keep) {
+        claim.instance_types.resize(keep);
+      }
+    }
+  } else {
+    const NewNodeClaim before = claim;
+    if (!remove_options_by_price(claim, candidate_price, available)) {
+      out.rejected = "filtering by price breaks the NodePool's minValues";
+      return out;
+    }
+    if (claim.instance_types.empty()) {
+      out.rejected = price_rule_detail(before, candidate_price, available);
+      return out;
+    }
+    // OD -> [OD, spot]: the prices above assumed spot; launch spot or nothing.
+    if (has_capacity_type(claim.requirements, model::k_capacity_spot)
+        && has_capacity_type(claim.requirements, model::k_capacity_on_demand)) {
+      restrict_capacity_type(claim.requirements, model::k_capacity_spot);
+    }
+  }
+  sync_instance_type_requirement(claim);
+  cmd.replacements.push_back(std::move(claim));
+  cmd.savings_per_hour = estimated_savings(cmd, available);
+  out.command = std::move(cmd);
+  return out;
+}
+
+bool filter_out_same_instance_type(const SimulationContext& ctx, NewNodeClaim& replacement,
+                                   const std::vector<Candidate>& candidates, const OfferingAvailable& available)
+{
+  std::map<std::string, double, std::less<>> price_by_type; // cheapest candidate per type
+  for (const auto& c : candidates) {
+    if (c.instance_type == nullptr) {
+      continue;
+    }
+    const auto& node = ctx.cluster->node(c.node);
+    auto [it, inserted] = price_by_type.emplace(c.instance_type->name, k_inf);
+    bool found = false;
+    double cheapest = k_inf;
+    for (const auto& o : c.instance_type->offerings) {
+      if (o.zone == node.zone && o.capacity_type == node.capacity_type) {
+        found = true;
+        cheapest = std::min(cheapest, o.price_per_hour);
+      }
+    }
+    if (!found) {
+      if (inserted) {
+        it->second = 0; // upstream reads a missing map entry as 0
+      }
+      continue;
+    }
+    it->second = std::min(it->second, cheapest);
+  }
+  double max_price = k_inf;
+  for (const auto* t : replacement.instance_types) {
+    auto it = price_by_type.find(t->name);
+    if (it != price_by_type.end()) {
+      max_price = std::min(max_price, it->second == k_inf ? 0.0 : it->second);
+    }
+  }
+  if (max_price == k_inf) {
+    max_price = std::numeric_limits<double>::max();
+  }
+  if (!remove_options_by_price(replacement, max_price, available)) {
+    return false;
+  }
+  sync_instance_type_requirement(replacement);
+  return !replacement.instance_types.empty();
+}
+
+bool balanced_can_pass(const Candidate& c, const model::Scenario& scenario, const std::vector<PoolTotals>& totals)
+{
+  if (c.pool >= scenario.node_pools.size()
+      || scenario.node_pools[c.pool].consolidation_policy != model::ConsolidationPolicy::balanced) {
+    return true;
+  }
+  const auto& t = totals[c.pool];
+  if (t.total_cost <= 0) {
+    return true;
+  }
+  if (t.total_disruption <= 0 || c.price <= 0) {
+    return false;
+  }
+  const double sf = c.price / t.total_cost;
+  const double df = c.reschedule_cost / t.total_disruption;
+  return df == 0 || sf / df >= 1.0 / k_balanced_k;
+}
+
+bool balanced_approves(const Command& cmd, const model::Scenario& scenario, const std::vector<PoolTotals>& totals,
+                       std::string* why)
+{
+  if (cmd.candidates.empty()) {
+    return false;
+  }
+  std::set<std::uint32_t> pools;
+  double source = 0;
+  for (const auto& c : cmd.candidates) {
+    pools.insert(c.pool);
+    source += c.price;
+  }
+  bool approved = true;
+  for (const auto pool : pools) {
+    if (pool >= scenario.node_pools.size()
+        || scenario.node_pools[pool].consolidation_policy != model::ConsolidationPolicy::balanced) {
+      continue;
+    }
+    double pool_cost = 0;
+    double disruption = 0;
+    for (const auto& c : cmd.candidates) {
+      if (c.pool == pool) {
+        pool_cost += c.price;
+        disruption += c.reschedule_cost;
+      }
+    }
+    double savings = cmd.savings_per_hour;
+    if (source > 0 && pools.size() > 1) {
+      savings = savings * (pool_cost / source);
+    }
+    const auto& t = totals[pool];
+    double score = 0;
+    if (t.total_cost > 0 && t.total_disruption > 0) {
+      const double sf = savings / t.total_cost;
+      const double df = disruption / t.total_disruption;
+      score = sf <= 0 ? 0 : (df == 0 ? k_inf : sf / df);
+    }
+    if (score < 1.0 / k_balanced_k) {
+      approved = false;
+      if (why != nullptr && why->empty()) {
+        *why = fmt::format("Balanced policy of NodePool {}: score {:.3f} below 1/k = {:.3f} (savings ${:.4f}/h of "
+                           "${:.4f}/h, disruption {:.2f} of {:.2f})",
+                           scenario.node_pools[pool].name, score, 1.0 / k_balanced_k, savings, t.total_cost,
+                           disruption, t.total_disruption);
+      }
+    }
+  }
+  return approved;
+}
+
+std::string instance_type_list(const std::vector<const catalog::InstanceType*>& options)
+{
+  std::string out;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (i > 4) {
+      out += fmt::format(" and {} other(s)", options.size() - i);
+      break;
+    }
+    if (i > 0) {
+      out += ", ";
+    }
+    out += options[i]->name;
+  }
+  return out;
+}
+
+} // namespace capsim::karpenter

@@ -1,0 +1,127 @@
+#pragma once
+
+#include "core/base/units.hpp"
+#include "core/cluster/cluster.hpp"
+#include "core/karpenter/disruption_candidates.hpp"
+#include "core/karpenter/launch.hpp"
+#include "core/karpenter/solve.hpp"
+#include "core/model/requirements.hpp"
+#include "core/sim/controller.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace capsim::karpenter {
+
+class KarpenterController;
+
+// Consolidation by re-simulation (core:pkg/controllers/disruption/consolidation.go
+// computeConsolidation, helpers.go SimulateScheduling, multinodeconsolidation.go
+// filterOutSameInstanceType, balanced.go): the provisioning scheduler re-run with the candidates
+// removed, and the price rules that turn its result into Delete, Replace or nothing.
+
+enum class Method : std::uint8_t { emptiness, drift, multi_node, single_node };
+
+[[nodiscard]] std::string_view to_string(Method method);
+
+// A disruption command: candidates to remove and the NodeClaims to launch first.
+struct Command
+{
+  Method method = Method::emptiness;
+  std::vector<Candidate> candidates;
+  std::vector<NewNodeClaim> replacements; // instance-type options filtered by the price rules
+  std::vector<Placement> existing;        // simulated placements on existing nodes (nominations)
+  double savings_per_hour = 0;            // Command.EstimatedSavings
+
+  [[nodiscard]] bool is_replace() const { return !replacements.empty(); }
+};
+
+// What a simulation reads besides the candidates.
+struct SimulationContext
+{
+  KarpenterController* controller = nullptr;
+  const cluster::Cluster* cluster = nullptr;
+  const sim::Actuator* actuator = nullptr;
+  const PdbLimits* pdbs = nullptr;
+  SimTime now = 0;
+  std::string version = "1.14"; // settings.karpenter.version
+  bool spot_to_spot = false;    // feature gate SpotToSpotConsolidation
+};
+
+// SimulateScheduling's outcome. `failure` names the first non-pending pod that would not be
+// scheduled (or would land on an uninitialized node); "" when every non-pending pod fits.
+struct Simulation
+{
+  SolveResult result;
+  std::string failure;
+};
+
+// Existing nodes = active nodes minus the candidates; pods = pending pods + the candidates'
+// currently reschedulable pods (no active do-not-disrupt, no fully blocking PDB) + those of
+// deleting and marked-for-deletion nodes. `consolidation` sets IsConsolidationSimulation
+// (v1.14+ consolidateAfter destination rule).
+[[nodiscard]] Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
+                                             bool consolidation);
+
+// Offering prices (worst_launch_price, cheapest_price) come from core/karpenter/launch.hpp.
+
+// InstanceTypes.SatisfiesMinValues over the options in order: how many of the first options
+// are needed to satisfy every minValues requirement (0 without minValues); nullopt when the
+// whole list does not.
+[[nodiscard]] std::optional<std::size_t> min_values_needed(const std::vector<const catalog::InstanceType*>& options,
+                                                           const model::Requirements& reqs);
+
+// RemoveInstanceTypeOptionsByPriceAndMinValues: keeps options whose worst launch price is
+// strictly below max_price. Returns false when minValues are no longer satisfied.
+[[nodiscard]] bool remove_options_by_price(NewNodeClaim& claim, double max_price, const OfferingAvailable& available);
+
+// Command.EstimatedSavings: candidates' price minus, per replacement, the cheapest available
+// compatible offering of its first option.
+[[nodiscard]] double estimated_savings(const Command& cmd, const OfferingAvailable& available);
+
+// A consolidation decision, or why there is none.
+struct ConsolidationOutcome
+{
+  std::optional<Command> command;
+  std::string rejected;
+};
+
+// computeConsolidation for a set of candidates (single- or multi-node).
+[[nodiscard]] ConsolidationOutcome compute_consolidation(const SimulationContext& ctx,
+                                                         const std::vector<Candidate>& candidates, Method method);
+
+// filterOutSameInstanceType (multi-node): when the replacement options include a candidate's
+// instance type, keep only options cheaper than the cheapest such candidate. Returns false when
+// minValues break or nothing is left.
+[[nodiscard]] bool filter_out_same_instance_type(const SimulationContext& ctx, NewNodeClaim& replacement,
+                                                 const std::vector<Candidate>& candidates, const OfferingAvailable& available);
+
+// Balanced consolidation (v1.14, balanced.go): per-pool totals of price and disruption cost.
+struct PoolTotals
+{
+  double total_cost = 0;
+  double total_disruption = 0;
+};
+
+// Balanced k: approve when (savings / pool cost) / (disruption / pool disruption) >= 1/k.
+inline constexpr int k_balanced_k = 2;
+
+// Every Balanced pool of the command approves the move (others pass through). `why` gets the
+// score of a rejection.
+[[nodiscard]] bool balanced_approves(const Command& cmd, const model::Scenario& scenario,
+                                     const std::vector<PoolTotals>& totals, std::string* why);
+
+// CanPassThreshold: a Delete of the candidate (the best case) would pass the Balanced score.
+[[nodiscard]] bool balanced_can_pass(const Candidate& c, const model::Scenario& scenario,
+                                     const std::vector<PoolTotals>& totals);
+
+// Names of the first options ("a, b, c and 4 other(s)"), as upstream's InstanceTypeList.
+[[nodiscard]] std::string instance_type_list(const std::vector<const catalog::InstanceType*>& options);
+
+inline constexpr std::size_t k_min_spot_to_spot_types = 15; // MinInstanceTypesForSpotToSpotConsolidation
+inline constexpr std::size_t k_multi_node_max_candidates = 100;
+
+} // namespace capsim::karpenter

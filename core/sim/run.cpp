@@ -1,0 +1,134 @@
+#include "core/sim/run.hpp"
+
+#include "core/cas/cluster_autoscaler.hpp"
+#include "core/catalog/load.hpp"
+#include "core/io/workload.hpp"
+#include "core/karpenter/controller.hpp"
+#include "core/sim/engine.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace capsim::sim {
+
+namespace {
+
+// The catalog a scenario runs against: the embedded one or spec.catalog's folder (relative to
+// the scenario), for spec.region, restricted to spec.zones, then replaced or extended by an
+// inline capsim/v1 Catalog.
+catalog::Catalog resolve_catalog(const model::Scenario& scenario)
+{
+  const auto& s = scenario.settings;
+  catalog::Catalog cat;
+  const bool replace = scenario.inline_catalog && scenario.inline_catalog->replace;
+  if (!replace) {
+    std::string folder;
+    if (!s.catalog.empty() && s.catalog != "default") {
+      std::filesystem::path p(s.catalog);
+      if (p.is_relative() && !scenario.source_path.empty()) {
+        p = std::filesystem::path(scenario.source_path).parent_path() / p;
+      }
+      folder = p.string();
+    }
+    cat = catalog::load_catalog(s.region, folder, {.file = scenario.source_path});
+  }
+  if (scenario.inline_catalog) {
+    const auto& ic = *scenario.inline_catalog;
+    if (ic.replace) {
+      cat = catalog::Catalog(s.region, ic.zones, ic.instance_types);
+    } else {
+      cat.merge(ic.instance_types);
+    }
+  }
+  if (!s.zones.empty()) {
+    cat.restrict_zones(s.zones);
+  }
+  return cat;
+}
+
+SimTime natural_end(const model::Scenario& scenario, const std::vector<model::Pod>& workload)
+{
+  if (scenario.settings.duration > 0) {
+    return scenario.settings.duration;
+  }
+  SimTime end = 0;
+  for (const auto& p : workload) {
+    SimTime e = -1;
+    if (p.departure >= 0) {
+      e = p.departure;
+    } else if (p.runtime >= 0) {
+      e = p.arrival + p.runtime;
+    }
+    if (e < 0) {
+      throw InputError({.file = scenario.source_path},
+                       "spec.duration is required: pod '" + p.name
+                           + "' has no natural end (no runtime or departure)");
+    }
+    end = std::max(end, e);
+  }
+  // Leave room for nodes to launch and for the last pods to run and the cluster to settle.
+  return end + k_hour;
+}
+
+} // namespace
+
+report::RunResult run_scenario(const model::Scenario& input_scenario, const RunOptions& options)
+{
+  // --seed replaces spec.seed everywhere (generators included), as if it were in the file.
+  model::Scenario scenario = input_scenario;
+  if (options.seed) {
+    scenario.settings.seed = *options.seed;
+  }
+  report::RunResult out;
+  out.version = CAPSIM_VERSION;
+  out.scenario = scenario.settings.name;
+  out.seed = options.seed.value_or(scenario.settings.seed);
+  out.region = scenario.settings.region;
+
+  const catalog::Catalog cat = resolve_catalog(scenario);
+  const std::vector<model::Pod> workload = io::expand_workload(scenario);
+  const SimTime end = natural_end(scenario, workload);
+  out.duration = end;
+
+  std::vector<std::string> engines = options.engines;
+  if (engines.empty() || (engines.size() == 1 && engines[0] == "all")) {
+    engines = scenario.settings.engines;
+  }
+  if (engines.empty() || (engines.size() == 1 && engines[0] == "all")) {
+    engines.clear();
+    if (!scenario.node_pools.empty()) {
+      engines.emplace_back("karpenter");
+    }
+    if (!scenario.node_groups.empty()) {
+      engines.emplace_back("cluster-autoscaler");
+    }
+  }
+  if (engines.empty()) {
+    throw InputError({.file = scenario.source_path},
+                     "the scenario configures no engine: add a karpenter.sh/v1 NodePool or a capsim/v1 NodeGroup");
+  }
+  for (const auto& name : engines) {
+    EngineInput in;
+    in.scenario = &scenario;
+    in.catalog = &cat;
+    in.workload = &workload;
+    in.end = end;
+    in.seed = out.seed;
+    in.timeline_step = options.timeline_step;
+    in.explain = options.explain;
+    in.progress = options.progress;
+    Engine engine(in);
+    if (name == "karpenter") {
+      auto controller = karpenter::make_karpenter(scenario, cat, out.seed);
+      out.results.push_back(engine.run(*controller));
+    } else if (name == "cluster-autoscaler") {
+      auto controller = cas::make_cluster_autoscaler(scenario, cat, out.seed);
+      out.results.push_back(engine.run(*controller));
+    } else {
+      throw InputError({.file = "--engine"}, "unknown engine '" + name + "' (expected karpenter, cluster-autoscaler or all)");
+    }
+  }
+  return out;
+}
+
+} // namespace capsim::sim

@@ -1,0 +1,118 @@
+// Every example in scenarios/ runs through every engine it configures, twice, and gives
+// byte-identical JSON; results satisfy the invariants of SPEC §7. Selected scenarios are also
+// pinned to a golden JSON (tests/scenario/golden/), so that optimisations cannot change
+// behaviour silently: CAPSIM_UPDATE_GOLDENS=1 rewrites them (review the diff like code).
+#include "core/io/scenario_yaml.hpp"
+#include "core/report/json.hpp"
+#include "core/sim/run.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace capsim;
+
+namespace {
+
+std::filesystem::path source_dir()
+{
+  return std::filesystem::path(CAPSIM_SOURCE_DIR);
+}
+
+std::vector<std::filesystem::path> example_scenarios()
+{
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "scenarios")) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml") {
+      out.push_back(e.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+report::RunResult run(const std::filesystem::path& path)
+{
+  const auto scenario = io::load_scenario(path.string());
+  return sim::run_scenario(scenario, {});
+}
+
+std::string read_file(const std::filesystem::path& p)
+{
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const report::EngineResult* engine(const report::RunResult& r, std::string_view name)
+{
+  for (const auto& e : r.results) {
+    if (e.engine == name) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("every example scenario runs deterministically and keeps the result invariants", "[scenario]")
+{
+  const auto paths = example_scenarios();
+  REQUIRE(paths.size() >= 4);
+  for (const auto& path : paths) {
+    CAPTURE(path.filename().string());
+    const auto first = run(path);
+    const auto second = run(path);
+    REQUIRE_FALSE(first.results.empty());
+    CHECK(report::render_json(first) == report::render_json(second));
+    for (const auto& e : first.results) {
+      CAPTURE(e.engine);
+      CHECK(e.cost.total_usd == Approx(e.cost.on_demand_usd + e.cost.spot_usd));
+      CHECK(e.pods.total == e.pods.scheduled + e.pods.unschedulable + e.pods.lost);
+      CHECK(e.lower_bound.total_usd <= e.cost.total_usd * (1 + 1e-9) + 1e-9);
+      CHECK(e.nodes.final_count == static_cast<std::int64_t>(e.final_nodes.size()));
+      CHECK(std::is_sorted(e.final_nodes.begin(), e.final_nodes.end(),
+                           [](const auto& a, const auto& b) { return a.name < b.name; }));
+      CHECK(e.utilization.cpu >= 0.0);
+      CHECK(e.utilization.cpu <= 1.0);
+    }
+  }
+}
+
+TEST_CASE("seed example: Karpenter consolidates two m5.xlarge into one m5.large, CAS keeps one m5.xlarge",
+          "[scenario][disruption][cas]")
+{
+  const auto r = run(source_dir() / "scenarios" / "consolidation-seed.yaml");
+  const auto* k = engine(r, "karpenter");
+  const auto* c = engine(r, "cluster-autoscaler");
+  REQUIRE(k != nullptr);
+  REQUIRE(c != nullptr);
+  REQUIRE(k->final_nodes.size() == 1);
+  CHECK(k->final_nodes[0].instance_type == "m5.large");
+  CHECK(k->final_nodes[0].pods == 2);
+  REQUIRE(c->final_nodes.size() == 1);
+  CHECK(c->final_nodes[0].instance_type == "m5.xlarge");
+  CHECK(c->final_nodes[0].pods == 2);
+  CHECK(k->cost.total_usd < c->cost.total_usd);
+}
+
+TEST_CASE("golden results: scenarios pinned byte for byte", "[scenario][golden]")
+{
+  const bool update = std::getenv("CAPSIM_UPDATE_GOLDENS") != nullptr;
+  for (const std::string name : {"quickstart", "trace-replay"}) {
+    CAPTURE(name);
+    const auto golden = source_dir() / "tests" / "scenario" / "golden" / (name + ".json");
+    const std::string actual = report::render_json(run(source_dir() / "scenarios" / (name + ".yaml")));
+    if (update) {
+      std::ofstream(golden, std::ios::binary) << actual;
+    }
+    REQUIRE(std::filesystem::exists(golden));
+    CHECK(read_file(golden) == actual);
+  }
+}

@@ -1,0 +1,502 @@
+// Ports of core:pkg/controllers/disruption/consolidation_test.go (kubernetes-sigs/karpenter HEAD
+// 2266468). Each case names its upstream `It(...)` / `DescribeTable(...)` entry. The suite's
+// BeforeEach: a WhenEmptyOrUnderutilized NodePool, consolidateAfter 0s, budgets 100%, the
+// SpotToSpotConsolidation gate on, the fake.InstanceTypesAssorted() catalog. Upstream drives one
+// reconcile with no-op validators; here the engine runs, so commands are validated 15 s after
+// they are computed and replacements initialize 75 s after launch (45 s + 30 s) before the
+// candidates are drained.
+
+#include "tests/unit/disruption/disruption_harness.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace capsim::karpenter::dtest {
+
+namespace {
+
+const model::Labels k_app = {{"app", "test"}};
+
+struct ConsolidationSuite
+{
+  Sim sim;
+
+  explicit ConsolidationSuite(std::vector<catalog::InstanceType> types = testing::fake_instance_types_assorted(),
+                              std::vector<std::string> zones = {"test-zone-1", "test-zone-2", "test-zone-3"})
+    : sim(std::move(types), std::move(zones))
+  {
+    sim.pool("default");
+    sim.scenario.settings.karpenter.spot_to_spot_consolidation = true;
+  }
+
+  model::NodePool& pool() { return sim.scenario.node_pools[0]; }
+
+  // The Delete context's nodes: leastExpensiveInstance with allocatable {cpu: 32, pods: 100}.
+  void two_cheap_nodes()
+  {
+    const auto& t = sim.cheapest("on-demand");
+    sim.node("node-0", "default", t.name, resources(32000, 0, 100));
+    sim.node("node-1", "default", t.name, resources(32000, 0, 100));
+  }
+
+  PodOpts rs_pod() const
+  {
+    PodOpts o;
+    o.labels = k_app;
+    return o;
+  }
+};
+
+const cluster::NodeState* find_alive(const Sim& sim, const std::string& name)
+{
+  for (const auto& n : sim.cluster().nodes()) {
+    if (n.alive() && n.name == name) {
+      return &n;
+    }
+  }
+  return nullptr;
+}
+
+const cluster::NodeState& only_alive(const Sim& sim)
+{
+  const cluster::NodeState* out = nullptr;
+  for (const auto& n : sim.cluster().nodes()) {
+    if (n.alive()) {
+      REQUIRE(out == nullptr);
+      out = &n;
+    }
+  }
+  REQUIRE(out != nullptr);
+  return *out;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Delete
+
+TEST_CASE("Consolidation Delete: can delete nodes", "[disruption][consolidation]")
+{
+  ConsolidationSuite s;
+  s.two_cheap_nodes();
+  s.sim.pods_on("node-0", 2, s.rs_pod());
+  s.sim.pods_on("node-1", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  // node-1 has the fewer pods (best savings ratio): its pod moves to node-0, no new node.
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
+  CHECK(result.disruptions.consolidation_delete == 1);
+  CHECK(result.nodes.launched == 0);
+  REQUIRE(find_alive(s.sim, "node-0") != nullptr);
+  CHECK(result.pods.unschedulable == 0);
+  CHECK(find_alive(s.sim, "node-0")->pods.size() == 3);
+  const auto deletes = decisions(result, "single-node", "delete");
+  REQUIRE(deletes.size() == 1);
+  CHECK(deletes[0].candidate == "node-1");
+  CHECK(deletes[0].t == 15 * k_second);
+  CHECK(deletes[0].saving_per_hour == Approx(s.sim.cheapest("on-demand").offerings[0].price_per_hour));
+}
+
+TEST_CASE("Consolidation Delete: can delete nodes, considers PDB", "[disruption][consolidation][pdb]")
+{
+  ConsolidationSuite s;
+  s.two_cheap_nodes();
+  PodOpts plain;
+  s.sim.pods_on("node-0", 2, plain);
+  s.sim.pods_on("node-1", 1, s.rs_pod()); // only this pod is covered by the PDB
+  model::PodDisruptionBudget pdb;
+  pdb.name = "pdb";
+  pdb.selector.match_labels = k_app;
+  pdb.max_unavailable = "0";
+  s.sim.scenario.pdbs.push_back(pdb);
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  // The node with more pods goes: the other one's pod has a PDB with zero disruptions allowed.
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-1"});
+  CHECK(has_decision(result, "node-1", "keep", "PDB default/pdb allows no disruption"));
+}
+
+TEST_CASE("Consolidation Delete: can delete nodes, considers karpenter.sh/do-not-disrupt set to true on nodes",
+          "[disruption][consolidation]")
+{
+  ConsolidationSuite s;
+  const auto& t = s.sim.cheapest("on-demand");
+  s.sim.node("node-0", "default", t.name, resources(32000, 0, 100));
+  s.sim.node("node-1", "default", t.name, resources(32000, 0, 100), {}, {}, true);
+  s.sim.pods_on("node-0", 2, s.rs_pod());
+  s.sim.pods_on("node-1", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-1"});
+}
+
+TEST_CASE("Consolidation Delete: can delete nodes, considers karpenter.sh/do-not-disrupt set to true on pods",
+          "[disruption][consolidation]")
+{
+  ConsolidationSuite s;
+  s.two_cheap_nodes();
+  s.sim.pods_on("node-0", 2, s.rs_pod());
+  auto blocked = s.rs_pod();
+  blocked.do_not_disrupt = k_never;
+  s.sim.pods_on("node-1", 1, blocked);
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-1"});
+  CHECK(has_decision(result, "node-1", "keep", "has the \"karpenter.sh/do-not-disrupt\" annotation"));
+}
+
+TEST_CASE("Consolidation Delete: does not consolidate nodes with pods that have a duration-based do-not-disrupt "
+          "annotation that is still active",
+          "[disruption][consolidation]")
+{
+  ConsolidationSuite s;
+  s.two_cheap_nodes();
+  s.sim.pods_on("node-0", 2, s.rs_pod());
+  auto blocked = s.rs_pod();
+  blocked.do_not_disrupt = 2 * k_minute;
+  s.sim.pods_on("node-1", 1, blocked);
+  const auto result = s.sim.run(60 * k_second);
+  INFO(dump(result));
+  // node-1 is protected for 2 minutes, so node-0 (two pods) is deleted onto it.
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-1"});
+}
+
+TEST_CASE("Consolidation Delete: can consolidate nodes after duration-based do-not-disrupt annotation expires",
+          "[disruption][consolidation]")
+{
+  for (const SimTime end : {2 * k_minute - k_second, 3 * k_minute}) {
+    ConsolidationSuite s;
+    s.two_cheap_nodes();
+    auto blocked = s.rs_pod();
+    blocked.do_not_disrupt = 2 * k_minute;
+    s.sim.pods_on("node-0", 2, blocked);
+    s.sim.pods_on("node-1", 1, blocked);
+    const auto result = s.sim.run(end);
+    INFO(dump(result));
+    if (end < 2 * k_minute) {
+      CHECK(s.sim.alive().size() == 2); // no command while every pod is protected
+    } else {
+      CHECK(s.sim.alive() == std::vector<std::string>{"node-0"}); // one command after expiry
+    }
+  }
+}
+
+TEST_CASE("Consolidation Delete: won't delete nodes if it would make a non-pending pod go pending",
+          "[disruption][consolidation]")
+{
+  ConsolidationSuite s;
+  s.two_cheap_nodes();
+  s.sim.label_node("node-0", {{"foo", "1"}});
+  s.sim.label_node("node-1", {{"foo", "2"}});
+  auto on1 = s.rs_pod();
+  on1.node_selector = {{"foo", "1"}};
+  auto on2 = s.rs_pod();
+  on2.node_selector = {{"foo", "2"}};
+  s.sim.pods_on("node-0", 2, on1);
+  s.sim.pods_on("node-1", 1, on2);
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive().size() == 2);
+  CHECK(has_decision(result, "node-1", "keep", "fits nowhere"));
+}
+
+TEST_CASE("Consolidation Delete: won't delete node if it would require pods to schedule on an uninitialized node",
+          "[disruption][consolidation]")
+{
+  // node-b's pod could move to a node that provisioning just launched for a pending pod; that
+  // node is not initialized yet, so consolidation must wait for it.
+  ConsolidationSuite s;
+  const auto& t = s.sim.cheapest("on-demand"); // test-zone-1
+  s.sim.node("node-b", "default", t.name, resources(32000, 0, 100));
+  s.sim.pods_on("node-b", 1, s.rs_pod());
+  auto other_zone = s.rs_pod();
+  other_zone.node_selector = {{std::string(model::labels::k_zone), "test-zone-2"}};
+  s.sim.pending(0, 1, other_zone);
+  const auto result = s.sim.run(60 * k_second);
+  INFO(dump(result));
+  CHECK(s.sim.alive(std::string("node-b")));
+  CHECK(has_decision(result, "node-b", "keep", "would schedule against uninitialized node"));
+}
+
+TEST_CASE("Consolidation Delete: should not consolidate pods onto a destination node that is under its "
+          "consolidateAfter window",
+          "[disruption][consolidation]")
+{
+  // consolidateAfter 1m. node-0 gets a new pod at 50 s, so it is inside its window until 110 s;
+  // node-1 becomes consolidatable at 60 s but its pod may not move onto node-0 yet. The pass at
+  // 60 s finds nothing and marks the cluster consolidated; nothing changes afterwards, so the
+  // next pass comes with the 5-minute ConsolidationState refresh.
+  ConsolidationSuite s;
+  s.pool().consolidate_after = k_minute;
+  s.two_cheap_nodes();
+  s.sim.pods_on("node-0", 2, s.rs_pod());
+  s.sim.pods_on("node-1", 1, s.rs_pod());
+  auto pinned = s.rs_pod();
+  pinned.node_selector = {{std::string(model::labels::k_hostname), "node-0"}};
+  s.sim.pending(50 * k_second, 1, pinned);
+  {
+    const auto result = s.sim.run(5 * k_minute);
+    INFO(dump(result));
+    CHECK(s.sim.alive().size() == 2);
+  }
+  ConsolidationSuite later;
+  later.pool().consolidate_after = k_minute;
+  later.two_cheap_nodes();
+  later.sim.pods_on("node-0", 2, later.rs_pod());
+  later.sim.pods_on("node-1", 1, later.rs_pod());
+  later.sim.pending(50 * k_second, 1, pinned);
+  const auto result = later.sim.run(8 * k_minute);
+  INFO(dump(result));
+  CHECK(later.sim.alive() == std::vector<std::string>{"node-0"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replace
+
+TEST_CASE("Consolidation Replace: can replace node (if the candidate is on-demand node)", "[disruption][consolidation]")
+{
+  ConsolidationSuite s;
+  const auto& expensive = s.sim.most_expensive("on-demand");
+  s.sim.node("node-0", "default", expensive.name, resources(32000));
+  s.sim.pods_on("node-0", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  const auto& n = only_alive(s.sim);
+  CHECK(n.name != "node-0");
+  REQUIRE(n.instance_type != nullptr);
+  CHECK(n.instance_type->name != expensive.name);
+  // On-demand -> [on-demand, spot]: the price rule assumed spot, so the replacement is spot.
+  CHECK(n.capacity_type == "spot");
+  CHECK(n.pods.size() == 1);
+  CHECK(result.disruptions.consolidation_replace == 1);
+  // Launched when the command starts (15 s), candidate drained once it is initialized (+75 s).
+  const auto terminate = decisions(result, "single-node", "terminate");
+  REQUIRE(terminate.size() == 1);
+  CHECK(terminate[0].t == 90 * k_second);
+}
+
+TEST_CASE("Consolidation Replace: can replace node (if the candidate is spot node)", "[disruption][consolidation]")
+{
+  ConsolidationSuite s;
+  const auto& expensive = s.sim.most_expensive("spot");
+  s.sim.node("node-0", "default", expensive.name, resources(32000));
+  s.sim.pods_on("node-0", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  const auto& n = only_alive(s.sim);
+  CHECK(n.name != "node-0");
+  CHECK(n.capacity_type == "spot");
+  // Spot-to-spot single-node: the launch list is the 15 cheapest options.
+  CHECK(has_decision(result, "node-0", "replace", "(15 option(s), spot)"));
+}
+
+TEST_CASE("Consolidation Replace: cannot replace spot with spot if the spotToSpotConsolidation is disabled",
+          "[disruption][consolidation][spot]")
+{
+  ConsolidationSuite s;
+  s.sim.scenario.settings.karpenter.spot_to_spot_consolidation = false;
+  const auto& expensive = s.sim.most_expensive("spot");
+  s.sim.node("node-0", "default", expensive.name, resources(32000));
+  s.sim.pods_on("node-0", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
+  CHECK(has_decision(result, "node-0", "keep",
+                     "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"));
+}
+
+TEST_CASE("Consolidation Replace: cannot replace spot with spot if less than minimum InstanceTypes flexibility",
+          "[disruption][consolidation][spot]")
+{
+  // The first 5 assorted types; the first gets a spot offering at $0.001.
+  auto types = testing::fake_instance_types_assorted();
+  types.resize(5);
+  types[0].offerings[0].price_per_hour = 0.001;
+  types[0].offerings[0].capacity_type = "spot";
+  catalog::finalize_requirements(types[0]);
+  ConsolidationSuite s(types);
+  // The most expensive spot type among them.
+  const auto& expensive = s.sim.most_expensive("spot");
+  s.sim.node("node-0", "default", expensive.name, resources(32000));
+  s.sim.pods_on("node-0", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
+  CHECK(has_decision(result, "node-0", "keep",
+                     "SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to "
+                     "consolidate, got 1"));
+}
+
+TEST_CASE("Consolidation Replace: won't replace on-demand node if on-demand replacement is more expensive",
+          "[disruption][consolidation]")
+{
+  testing::FakeTypeOptions current;
+  current.offerings = std::vector<catalog::Offering>{testing::fake_offering("test-zone-1a", "on-demand", 0.5, false)};
+  testing::FakeTypeOptions replacement;
+  replacement.offerings = std::vector<catalog::Offering>{
+      testing::fake_offering("test-zone-1a", "on-demand", 0.6), testing::fake_offering("test-zone-1b", "on-demand", 0.6),
+      testing::fake_offering("test-zone-1b", "spot", 0.2), testing::fake_offering("test-zone-1c", "spot", 0.3)};
+  ConsolidationSuite s({testing::fake_instance_type("current-on-demand", current),
+                        testing::fake_instance_type("on-demand-replacement", replacement)},
+                       {"test-zone-1a", "test-zone-1b", "test-zone-1c"});
+  s.pool().requirements.add(model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in,
+                                                     {"on-demand"}));
+  s.sim.node("node-0", "default", "current-on-demand", resources(32000));
+  s.sim.pods_on("node-0", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
+  CHECK(has_decision(result, "node-0", "keep", "can't replace with a cheaper node"));
+}
+
+TEST_CASE("Consolidation Replace: won't replace node if any spot replacement is more expensive",
+          "[disruption][consolidation]")
+{
+  testing::FakeTypeOptions current;
+  current.offerings = std::vector<catalog::Offering>{testing::fake_offering("test-zone-1a", "on-demand", 0.5, false)};
+  testing::FakeTypeOptions replacement;
+  replacement.offerings = std::vector<catalog::Offering>{testing::fake_offering("test-zone-1a", "spot", 1.0),
+                                                         testing::fake_offering("test-zone-1b", "spot", 0.2),
+                                                         testing::fake_offering("test-zone-1c", "spot", 0.4)};
+  ConsolidationSuite s({testing::fake_instance_type("current-on-demand", current),
+                        testing::fake_instance_type("potential-spot-replacement", replacement)},
+                       {"test-zone-1a", "test-zone-1b", "test-zone-1c"});
+  s.sim.node("node-0", "default", "current-on-demand", resources(32000));
+  s.sim.pods_on("node-0", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  // The worst spot launch price ($1.0) is not below the current $0.5.
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
+  CHECK(has_decision(result, "node-0", "keep", "up to $1.0000/h"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multi-NodeClaim
+
+TEST_CASE("Consolidation Multi-NodeClaim: can merge 3 nodes into 1", "[disruption][consolidation][multi]")
+{
+  for (const bool spot : {false, true}) {
+    ConsolidationSuite s;
+    const auto& expensive = s.sim.most_expensive(spot ? "spot" : "on-demand");
+    for (int i = 0; i < 3; ++i) {
+      const auto name = fmt::format("node-{}", i);
+      s.sim.node(name, "default", expensive.name, resources(32000, 0, 100));
+      s.sim.pods_on(name, 1, s.rs_pod());
+    }
+    const auto result = s.sim.run(5 * k_minute);
+    INFO(dump(result));
+    const auto& n = only_alive(s.sim);
+    CHECK(n.pods.size() == 3);
+    const auto replaces = decisions(result, "multi-node", "replace");
+    REQUIRE(replaces.size() == 1);
+    CHECK(replaces[0].candidate == "node-0,node-1,node-2");
+    CHECK(result.disruptions.consolidation_replace == 3);
+  }
+}
+
+TEST_CASE("Consolidation Multi-NodeClaim: won't merge 2 nodes into 1 of the same type",
+          "[disruption][consolidation][multi]")
+{
+  for (const bool spot : {false, true}) {
+    ConsolidationSuite s;
+    const auto& cheap = s.sim.cheapest(spot ? "spot" : "on-demand");
+    s.sim.node("node-0", "default", cheap.name, resources(32000, 0, 100));
+    s.sim.node("node-1", "default", cheap.name, resources(32000, 0, 100));
+    s.sim.pods_on("node-0", 1, s.rs_pod());
+    s.sim.pods_on("node-1", 2, s.rs_pod());
+    const auto result = s.sim.run(5 * k_minute);
+    INFO(dump(result));
+    // Not [delete 2 x cheap, launch cheap]: just delete the node with the fewest pods.
+    CHECK(s.sim.alive() == std::vector<std::string>{"node-1"});
+    CHECK(result.nodes.launched == 0);
+    CHECK(decisions(result, "multi-node", "replace").empty());
+  }
+}
+
+TEST_CASE("Consolidation Budgets: should only allow 3 nodes to be deleted in multi node consolidation delete",
+          "[disruption][consolidation][budgets]")
+{
+  // 10 nodes of the cheapest type, one pod each, plus a big node that can take every pod;
+  // budget 30% of 11 nodes rounds up to 4 but the pool's... upstream: 10 nodes, budget 30% -> 3.
+  ConsolidationSuite s;
+  s.pool().budgets = {model::DisruptionBudget{"30%", std::nullopt, std::nullopt, {}}};
+  const auto& cheap = s.sim.cheapest("on-demand");
+  for (int i = 0; i < 10; ++i) {
+    const auto name = fmt::format("node-{:02d}", i);
+    s.sim.node(name, "default", cheap.name, resources(32000, 0, 100));
+    s.sim.pods_on(name, 1, s.rs_pod());
+  }
+  const auto result = s.sim.run(20 * k_second);
+  INFO(dump(result));
+  const auto deletes = decisions(result, "multi-node", "delete");
+  REQUIRE(deletes.size() == 1);
+  CHECK(std::count(deletes[0].candidate.begin(), deletes[0].candidate.end(), ',') == 2); // 3 nodes
+  CHECK(s.sim.alive().size() == 7);
+}
+
+// ---------------------------------------------------------------------------------------------
+// TTL (validation)
+
+TEST_CASE("Consolidation TTL: should not consolidate if the action becomes invalid during the node TTL wait",
+          "[disruption][consolidation][validation]")
+{
+  // An empty node's command is computed at t=0 and re-validated at 15 s; a do-not-disrupt pod
+  // binds to the node at 5 s, so the command is abandoned and the node stays.
+  ConsolidationSuite s;
+  const auto& t = s.sim.cheapest("on-demand");
+  s.sim.node("node-0", "default", t.name, resources(32000, 0, 100));
+  auto pinned = s.rs_pod();
+  pinned.node_selector = {{std::string(model::labels::k_hostname), "node-0"}};
+  pinned.do_not_disrupt = k_never;
+  s.sim.pending(5 * k_second, 1, pinned);
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  const auto abandoned = decisions(result, "emptiness", "abandon");
+  REQUIRE(abandoned.size() == 1);
+  CHECK(abandoned[0].t == 15 * k_second);
+  CHECK(abandoned[0].candidate == "node-0");
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
+  CHECK(result.disruptions.emptiness == 0);
+}
+
+TEST_CASE("Consolidation Node Lifetime Consideration: should consolidate the node with best savings ratio first",
+          "[disruption][consolidation]")
+{
+  ConsolidationSuite s;
+  s.two_cheap_nodes();
+  s.sim.pods_on("node-0", 2, s.rs_pod());
+  s.sim.pods_on("node-1", 1, s.rs_pod());
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
+}
+
+TEST_CASE("Consolidation: v1.13 orders candidates by disruption cost (fewest pods / nearest expiry first)",
+          "[disruption][consolidation][version]")
+{
+  // Same cluster as above with karpenter.version 1.13: DisruptionCost ascending also removes
+  // node-1 (one pod), so the outcome agrees; the pod-priority case separates the orders.
+  for (const std::string version : {"1.13", "1.14"}) {
+    ConsolidationSuite s;
+    s.sim.scenario.settings.karpenter.version = version;
+    const auto& cheap = s.sim.cheapest("on-demand");
+    const auto& big = s.sim.most_expensive("on-demand");
+    // node-a: expensive with 3 pods; node-b: cheap with 1 pod. Both can take the other's pods.
+    s.sim.node("node-a", "default", big.name, resources(32000, 0, 100));
+    s.sim.node("node-b", "default", cheap.name, resources(32000, 0, 100));
+    s.sim.pods_on("node-a", 3, s.rs_pod());
+    s.sim.pods_on("node-b", 1, s.rs_pod());
+    const auto result = s.sim.run(20 * k_second);
+    INFO(version << "\n" << dump(result));
+    const auto deletes = decisions(result, "single-node", "delete");
+    REQUIRE(deletes.size() == 1);
+    // v1.13: node-b first (cost 1 < 3). v1.14: node-a first (price/4 >> cheap price/2).
+    CHECK(deletes[0].candidate == (version == "1.13" ? "node-b" : "node-a"));
+  }
+}
+
+} // namespace capsim::karpenter::dtest
+

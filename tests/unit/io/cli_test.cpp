@@ -1,0 +1,83 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace {
+
+std::filesystem::path temp_dir()
+{
+  const auto dir = std::filesystem::temp_directory_path() / "capsim_io_cli_test";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// Runs `capsim ARGS`, capturing stdout+stderr; returns the exit status.
+int capsim(const std::string& args, std::string* output = nullptr)
+{
+  const auto out = temp_dir() / "out.txt";
+  const std::string cmd = std::string(CAPSIM_BINARY) + " " + args + " > " + out.string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  if (output != nullptr) {
+    std::ifstream in(out);
+    std::ostringstream s;
+    s << in.rdbuf();
+    *output = s.str();
+  }
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string slurp(const std::filesystem::path& p)
+{
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::string k_scenarios = std::string(CAPSIM_SOURCE_DIR) + "/scenarios/";
+
+} // namespace
+
+TEST_CASE("cli: validate prints a summary or every error", "[io][cli]")
+{
+  std::string out;
+  CHECK(capsim("validate " + k_scenarios + "quickstart.yaml", &out) == 0);
+  CHECK(out.find("quickstart.yaml: ok") != std::string::npos);
+  CHECK(out.find("pods       18 (16 at t=0, 0 bound to nodes)") != std::string::npos);
+  CHECK(capsim("validate " + k_scenarios + "quickstart.yaml --set Deployment/web.spec.replicaz=3", &out) == 2);
+  CHECK(out.find("--set Deployment/web.spec.replicaz=3: error: path 'Deployment/web.spec.replicaz' does not exist (did "
+                 "you mean 'Deployment/web.spec.replicas'?)")
+        != std::string::npos);
+  const auto bad = temp_dir() / "bad.yaml";
+  std::ofstream(bad) << "apiVersion: capsim/v1\nkind: Scenario\nspec: {duraton: 1h}\n";
+  CHECK(capsim("validate " + bad.string(), &out) == 2);
+  CHECK(out.find(bad.string() + ":3:8: error: unknown field 'duraton'") != std::string::npos);
+}
+
+TEST_CASE("cli: trace generate is seeded; convert and stats read it back", "[io][cli]")
+{
+  const auto dir = temp_dir();
+  const std::string gen = "trace generate --pattern poisson --rate-per-hour 120 --runtime lognormal:median=5m,p95=30m "
+                          "--duration 2h --cpu 250m --memory 1Gi --template batch ";
+  REQUIRE(capsim(gen + "--seed 7 --out " + (dir / "a.csv").string()) == 0);
+  REQUIRE(capsim(gen + "--seed 7 --out " + (dir / "b.csv").string()) == 0);
+  REQUIRE(capsim(gen + "--seed 8 --out " + (dir / "c.csv").string()) == 0);
+  CHECK(slurp(dir / "a.csv") == slurp(dir / "b.csv"));
+  CHECK(slurp(dir / "a.csv") != slurp(dir / "c.csv"));
+  CHECK(slurp(dir / "a.csv").rfind("arrival,duration,cpu,memory,template,name\n", 0) == 0);
+  REQUIRE(capsim("trace convert " + (dir / "a.csv").string() + " " + (dir / "a.jsonl").string()) == 0);
+  REQUIRE(capsim("trace convert " + (dir / "a.jsonl").string() + " " + (dir / "a2.csv").string()) == 0);
+  CHECK(slurp(dir / "a.csv") == slurp(dir / "a2.csv"));
+  std::string out;
+  REQUIRE(capsim("trace stats " + (dir / "a.csv").string() + " -o json", &out) == 0);
+  CHECK(out.find("\"cpu_millis\"") != std::string::npos);
+  CHECK(capsim("trace stats " + (dir / "missing.csv").string(), &out) == 2);
+  CHECK(out.find("missing.csv: error: cannot read") != std::string::npos);
+  // A failed generate leaves no partial file behind.
+  CHECK(capsim("trace generate --pattern steps --steps 2h=1,1h=2 --out " + (dir / "bad.csv").string(), &out) == 2);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.csv"));
+}

@@ -1,0 +1,33 @@
+#include "core/io/text_guard.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace capsim;
+
+TEST_CASE("text guard: nesting counts block levels and flow brackets", "[io][hostile]")
+{
+  CHECK(io::measure_nesting("a: 1\nb:\n  c: 2\n", 64).max_depth == 2);
+  CHECK(io::measure_nesting("a: [[1], {b: [2]}]\n", 64).max_depth == 4);
+  CHECK(io::measure_nesting("- - - x\n", 64).max_depth == 4);
+  CHECK(io::measure_nesting("{\"a\":[{\"b\":[1]}]}", 64).max_depth == 5); // the top-level mapping is level 1
+}
+
+TEST_CASE("text guard: brackets in quotes, comments and block scalars do not count", "[io][hostile]")
+{
+  const std::string text = "a: \"[[[[[\"\nb: '{{{{'' [['\nc: plain [text {here\n# [[[[[[[[\nd: |\n  [[[[[[[[[[\n"
+                           "  {{{{{{{{{{\ne: 1\n";
+  const auto r = io::measure_nesting(text, 5);
+  CHECK(r.max_depth == 1);
+  CHECK(r.line == 0);
+}
+
+TEST_CASE("text guard: refuses binary, bad UTF-8 and deep nesting with a location", "[io][hostile]")
+{
+  CHECK_THROWS_WITH(io::check_text(std::string("a: 1\nb: \0", 9), "f.yaml"),
+                    "f.yaml:2:4: error: file contains a NUL byte: it looks binary (expected YAML or JSON text)");
+  CHECK_THROWS_WITH(io::check_text("a: \xc3\x28\n", "f.yaml"),
+                    "f.yaml:1:4: error: file is not valid UTF-8 text (expected YAML or JSON)");
+  CHECK_NOTHROW(io::check_text("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n", "f.yaml"));
+  CHECK_THROWS_WITH(io::check_text(std::string(10, '[') + std::string(10, ']'), "f.yaml", 8),
+                    "f.yaml:1:8: error: nesting is deeper than 8 levels (refused before parsing)");
+}

@@ -1,0 +1,256 @@
+#include "core/io/scenario_yaml.hpp"
+#include "core/io/workload.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace capsim;
+
+namespace {
+
+const std::string k_templates = R"(
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  template: {spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: job, annotations: {capsim.io/runtime: 10m}}
+spec:
+  parallelism: 2
+  completions: 5
+  template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: solo}
+spec: {containers: [{name: c}]}
+)";
+
+model::Scenario scenario(const std::string& spec)
+{
+  return io::parse_scenario("apiVersion: capsim/v1\nkind: Scenario\nspec:\n" + spec + k_templates, "w.yaml");
+}
+
+std::vector<model::Pod> pods_named(const std::vector<model::Pod>& pods, const std::string& prefix)
+{
+  std::vector<model::Pod> out;
+  std::copy_if(pods.begin(), pods.end(), std::back_inserter(out),
+               [&](const model::Pod& p) { return p.name.rfind(prefix, 0) == 0; });
+  return out;
+}
+
+std::int64_t live_at(const std::vector<model::Pod>& pods, SimTime t)
+{
+  return std::count_if(pods.begin(), pods.end(),
+                       [&](const model::Pod& p) { return p.arrival <= t && (p.departure < 0 || p.departure > t); });
+}
+
+} // namespace
+
+TEST_CASE("workload: bare pods, replicas and job waves in a total order", "[io][workload]")
+{
+  const auto s = scenario("  duration: 2h\n");
+  const auto pods = io::expand_workload(s);
+  std::vector<std::string> names;
+  std::vector<SimTime> arrivals;
+  for (const auto& p : pods) {
+    names.push_back(p.name);
+    arrivals.push_back(p.arrival);
+  }
+  CHECK(names
+        == std::vector<std::string>{"solo", "web-0", "web-1", "web-2", "job-0", "job-1", "job-2", "job-3", "job-4"});
+  CHECK(arrivals == std::vector<SimTime>{0, 0, 0, 0, 0, 0, 10 * k_minute, 10 * k_minute, 20 * k_minute});
+  CHECK(pods[1].spec == s.find_template("web"));
+  CHECK(pods[1].runtime == -1);
+  CHECK(pods[4].runtime == 10 * k_minute);
+  CHECK(pods[4].requests.cpu() == 1000);
+  // A shorter horizon leaves out later waves.
+  CHECK(io::expand_workload(s, {.horizon = 15 * k_minute, .read_traces = true}).size() == 8);
+  // Without a duration the Deployment never ends.
+  CHECK_THROWS_WITH(io::expand_workload(scenario("  seed: 1\n")),
+                    "w.yaml:1:1: error: the workload has no natural end (pod 'solo' runs until it is deleted): set "
+                    "Scenario spec.duration");
+}
+
+TEST_CASE("workload: traces are read relative to the scenario", "[io][workload][trace]")
+{
+  const auto path = std::string(CAPSIM_SOURCE_DIR) + "/scenarios/trace-replay.yaml";
+  const auto s = io::load_scenario(path);
+  const auto pods = io::expand_workload(s);
+  CHECK(pods.size() == 157);
+  CHECK(std::is_sorted(pods.begin(), pods.end(),
+                       [](const model::Pod& a, const model::Pod& b) { return a.arrival < b.arrival; }));
+  const auto first = pods.front();
+  CHECK(first.name == "batch-1");
+  CHECK(first.arrival == 90'300);
+  CHECK(first.runtime == 3260 * k_second);
+  CHECK(first.requests.cpu() == 1000);
+  CHECK(first.requests.memory() == 2048 * k_mib);
+  CHECK(first.spec == s.find_template("batch"));
+  CHECK(io::expand_workload(s, {.horizon = std::nullopt, .read_traces = false}).empty());
+}
+
+TEST_CASE("workload: diurnal replicas follow the sinusoid every minute", "[io][workload][generator]")
+{
+  const auto s = scenario("  duration: 24h\n  workload:\n    generators:\n"
+                          "      - {template: web, pattern: diurnal, min: 20, max: 120, period: 24h}\n");
+  const auto pods = pods_named(io::expand_workload(s), "web-g0-");
+  CHECK(live_at(pods, 0) == 20);
+  CHECK(live_at(pods, 6 * k_hour) == 70);
+  CHECK(live_at(pods, 12 * k_hour) == 120);
+  CHECK(live_at(pods, 18 * k_hour) == 70);
+  CHECK(live_at(pods, 24 * k_hour - k_minute) == 20);
+  CHECK(pods.size() == 120); // the newest pods are deleted as it falls, none re-created
+  for (const auto& p : pods) {
+    CHECK(p.arrival % k_minute == 0);
+    CHECK(p.runtime == -1);
+  }
+}
+
+TEST_CASE("workload: steps, burst and constant", "[io][workload][generator]")
+{
+  const auto s = scenario(R"(  duration: 5h
+  workload:
+    generators:
+      - {template: web, pattern: steps, steps: [{at: 0s, replicas: 10}, {at: 2h, replicas: 40}, {at: 4h, replicas: 5}]}
+      - {template: job, pattern: burst, at: 1h, count: 25, runtime: {dist: uniform, min: 5m, max: 15m}}
+      - {template: solo, pattern: constant, replicas: 4}
+)");
+  const auto all = io::expand_workload(s);
+  const auto steps = pods_named(all, "web-g0-");
+  CHECK(live_at(steps, k_hour) == 10);
+  CHECK(live_at(steps, 3 * k_hour) == 40);
+  CHECK(live_at(steps, 4 * k_hour) == 5);
+  CHECK(steps.size() == 40);
+  const auto burst = pods_named(all, "job-g1-");
+  REQUIRE(burst.size() == 25);
+  for (const auto& p : burst) {
+    CHECK(p.arrival == k_hour);
+    CHECK(p.runtime >= 5 * k_minute);
+    CHECK(p.runtime <= 15 * k_minute);
+  }
+  CHECK(pods_named(all, "solo-g2-").size() == 4);
+}
+
+TEST_CASE("workload: poisson arrivals and runtime distributions", "[io][workload][generator]")
+{
+  const auto s = scenario(R"(  duration: 24h
+  seed: 9
+  workload:
+    generators:
+      - {template: job, pattern: poisson, ratePerHour: 300, runtime: {dist: lognormal, median: 20m, p95: 2h}}
+)");
+  const auto pods = io::expand_workload(s);
+  const auto gen = pods_named(pods, "job-g0-");
+  // 7200 expected; 5 standard deviations is about 424.
+  CHECK(gen.size() > 7200 - 424);
+  CHECK(gen.size() < 7200 + 424);
+  std::vector<Duration> runtimes;
+  for (const auto& p : gen) {
+    runtimes.push_back(p.runtime);
+  }
+  std::sort(runtimes.begin(), runtimes.end());
+  const auto median = static_cast<double>(runtimes[runtimes.size() / 2]);
+  const auto p95 = static_cast<double>(runtimes[runtimes.size() * 95 / 100]);
+  CHECK(median == Approx(20.0 * k_minute).epsilon(0.08));
+  CHECK(p95 == Approx(2.0 * k_hour).epsilon(0.15));
+
+  Rng rng(5, "test");
+  model::RuntimeDistribution exp;
+  exp.dist = "exponential";
+  exp.mean = 10 * k_minute;
+  double sum = 0;
+  for (int i = 0; i < 20000; ++i) {
+    sum += static_cast<double>(io::draw_runtime(exp, rng));
+  }
+  CHECK(sum / 20000 == Approx(10.0 * k_minute).epsilon(0.05));
+  model::RuntimeDistribution fixed;
+  fixed.value = 42 * k_second;
+  CHECK(io::draw_runtime(fixed, rng) == 42 * k_second);
+}
+
+TEST_CASE("workload: generators are deterministic per seed and per stream", "[io][workload][generator]")
+{
+  const std::string one = R"(  duration: 6h
+  seed: SEED
+  workload:
+    generators:
+      - {template: job, pattern: poisson, ratePerHour: 60, runtime: {dist: exponential, mean: 30m}}
+)";
+  const auto with_seed = [&](const std::string& seed, const std::string& extra = "") {
+    std::string text = one;
+    text.replace(text.find("SEED"), 4, seed);
+    return io::expand_workload(scenario(text + extra));
+  };
+  const auto key = [](const std::vector<model::Pod>& pods, const std::string& prefix) {
+    std::vector<std::tuple<std::string, SimTime, Duration>> out;
+    for (const auto& p : pods) {
+      if (p.name.rfind(prefix, 0) == 0) {
+        out.emplace_back(p.name, p.arrival, p.runtime);
+      }
+    }
+    return out;
+  };
+  const auto a = with_seed("42");
+  const auto b = with_seed("42");
+  const auto c = with_seed("43");
+  CHECK(key(a, "job-g0-") == key(b, "job-g0-"));
+  CHECK(key(a, "job-g0-") != key(c, "job-g0-"));
+  // Adding another generator (its own stream) does not move this one's pods.
+  const auto d = with_seed("42", "      - {template: web, pattern: poisson, ratePerHour: 100}\n");
+  CHECK(key(a, "job-g0-") == key(d, "job-g0-"));
+  CHECK_FALSE(key(d, "web-g1-").empty());
+  model::Generator g;
+  g.template_name = "job";
+  g.pattern = "poisson";
+  CHECK(io::generator_stream(g, 2) == "generator/job/poisson/2");
+}
+
+TEST_CASE("workload: generator errors and command-line specs", "[io][workload][generator]")
+{
+  const auto errors = [](const std::string& text) {
+    try {
+      (void)io::parse_scenario("apiVersion: capsim/v1\nkind: Scenario\nspec:\n" + text + k_templates, "w.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(errors("  workload:\n    generators:\n      - {template: web, pattern: poisson, ratePerHour: 5}\n")
+        == "w.yaml:6:9: error: a poisson generator has no natural end: set Scenario spec.duration");
+  CHECK(errors("  duration: 1h\n  workload:\n    generators:\n      - {template: wbe, pattern: burst, at: 0s, count: 1}\n")
+        == "w.yaml:7:20: error: generator template 'wbe' is not a Deployment, StatefulSet, ReplicaSet, Job or Pod in "
+           "the scenario (did you mean 'web'?)");
+  CHECK(errors("  duration: 1h\n  workload:\n    generators:\n      - {template: web, pattern: diurnal, min: 5, max: 1, "
+               "ratePerHour: 3}\n")
+        == "w.yaml:7:9: error: 'spec.workload.generators[0]': max (1) must be >= min (5)\n"
+           "w.yaml:7:59: error: 'ratePerHour' does not apply to pattern diurnal (it takes min, max, period)");
+  CHECK(errors("  duration: 1h\n  workload:\n    generators:\n      - {template: web, pattern: poisson, ratePerHour: 5, "
+               "runtime: {dist: lognormal, median: 2h, p95: 1h}}\n")
+        == "w.yaml:7:68: error: 'spec.workload.generators[0].runtime': lognormal needs 0 < median <= p95");
+
+  const auto r = io::parse_runtime_spec("lognormal:median=20m,p95=2h");
+  REQUIRE(r.ok());
+  CHECK(r.value().dist == "lognormal");
+  CHECK(r.value().median == 20 * k_minute);
+  CHECK(r.value().p95 == 2 * k_hour);
+  CHECK(io::parse_runtime_spec("90s").value().value == 90 * k_second);
+  CHECK(io::parse_runtime_spec("exponential:30m").value().mean == 30 * k_minute);
+  CHECK(io::parse_runtime_spec("uniform:min=1m,max=5m").value().max == 5 * k_minute);
+  CHECK_FALSE(io::parse_runtime_spec("gamma:1m").ok());
+  CHECK_FALSE(io::parse_runtime_spec("uniform:min=5m").ok());
+  const auto steps = io::parse_steps_spec("0s=10,2h=40");
+  REQUIRE(steps.ok());
+  CHECK(steps.value().size() == 2);
+  CHECK(steps.value()[1].at == 2 * k_hour);
+  CHECK(steps.value()[1].replicas == 40);
+  CHECK_FALSE(io::parse_steps_spec("2h=1,1h=2").ok());
+  CHECK_FALSE(io::parse_steps_spec("1h").ok());
+}
