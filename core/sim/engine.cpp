@@ -261,7 +261,11 @@ void Engine::schedule_spot_interruption(NodeIndex index)
   if (reclaim > m_input.end) {
     return;
   }
-  m_queue.push(std::max(m_now, reclaim - 2 * k_minute), Phase::cloud, EventKind::spot_notice, index);
+  // The controller hears of it `interruption_lead_time` ahead (at least the 2-minute notice).
+  const Duration lead = std::max<Duration>(2 * k_minute, m_controller != nullptr ? m_controller->interruption_lead_time() : 0);
+  m_reclaim_at.resize(m_cluster.nodes().size(), -1);
+  m_reclaim_at[index] = reclaim;
+  m_queue.push(std::max(m_now, reclaim - lead), Phase::cloud, EventKind::spot_notice, index);
 }
 
 void Engine::delete_node(NodeIndex index, DeleteReason reason)
@@ -434,8 +438,10 @@ void Engine::account_bound(NodeIndex node, PodIndex pod, int sign)
   const auto& r = m_cluster.pod(pod).pod.requests;
   m_sums.cpu_req += sign * r.cpu();
   m_sums.mem_req += sign * r.memory();
+  // Pods on static nodes are not demand the autoscaler could cover: leaving them out keeps the
+  // bound below the cost (static nodes are billed but are no LP column).
   const std::uint32_t cls = pod < m_pod_class.size() ? m_pod_class[pod] : UINT32_MAX;
-  if (cls != UINT32_MAX) {
+  if (cls != UINT32_MAX && n.owner != NodeOwner::static_node) {
     auto& demand = m_bound_demand[cls];
     model::Resources with_pod = r;
     with_pod[model::k_pods] += 1;
@@ -533,7 +539,9 @@ void Engine::spot_notice(NodeIndex index)
   if (!n.alive()) {
     return;
   }
-  const SimTime reclaim = m_now + 2 * k_minute;
+  // Reclaimed when drawn (random model), or 2 minutes after a scenario event's notice.
+  m_reclaim_at.resize(m_cluster.nodes().size(), -1);
+  const SimTime reclaim = m_reclaim_at[index] > m_now ? m_reclaim_at[index] : m_now + 2 * k_minute;
   if (n.instance_type != nullptr) {
     mark_unavailable(n.instance_type->name, n.zone, n.capacity_type, k_unavailable_offering_ttl);
   }
@@ -558,6 +566,8 @@ void Engine::apply_scenario_event(std::uint32_t index)
           || !selector_matches(ev.selector, n)) {
         continue;
       }
+      m_reclaim_at.resize(m_cluster.nodes().size(), -1);
+      m_reclaim_at[i] = -1; // the event's 2-minute notice replaces any drawn reclaim time
       spot_notice(i);
       --left;
     }

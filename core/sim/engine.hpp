@@ -100,6 +100,7 @@ private:
   Controller* m_controller = nullptr;
   std::uint64_t m_node_counter = 0;
   std::int64_t m_peak_nodes = 0;
+  std::vector<SimTime> m_reclaim_at; // per node: when its spot instance is reclaimed, or -1
   std::vector<std::vector<model::Taint>> m_startup_taints; // per node, removed when ready
   PlacerState m_placer_state;
   std::map<std::tuple<std::string, std::string, std::string>, SimTime, std::less<>> m_unavailable;

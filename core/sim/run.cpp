@@ -4,6 +4,7 @@
 #include "core/catalog/load.hpp"
 #include "core/io/workload.hpp"
 #include "core/karpenter/controller.hpp"
+#include "core/karpenter/disruption.hpp"
 #include "core/sim/engine.hpp"
 
 #include <algorithm>
@@ -120,6 +121,7 @@ report::RunResult run_scenario(const model::Scenario& input_scenario, const RunO
     Engine engine(in);
     if (name == "karpenter") {
       auto controller = karpenter::make_karpenter(scenario, cat, out.seed);
+      karpenter::install_disruption(*controller);
       out.results.push_back(engine.run(*controller));
     } else if (name == "cluster-autoscaler") {
       auto controller = cas::make_cluster_autoscaler(scenario, cat, out.seed);

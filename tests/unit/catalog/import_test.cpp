@@ -526,7 +526,7 @@ struct Run
 };
 
 // Runs `capsim ARGS` (shell-quoted by the caller) from `dir`.
-Run capsim(const fs::path& dir, const std::string& args)
+Run run_capsim(const fs::path& dir, const std::string& args)
 {
   const auto err_path = dir / "stderr.txt";
   const std::string cmd =
@@ -551,7 +551,7 @@ Run capsim(const fs::path& dir, const std::string& args)
 TEST_CASE("capsim catalog import, then catalog show on the folder", "[catalog][import][cli]")
 {
   const TempDir dir("cli");
-  const auto r = capsim(dir.path, "catalog import --from '" + k_fixtures + "' --out out");
+  const auto r = run_capsim(dir.path, "catalog import --from '" + k_fixtures + "' --out out");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out == "imported 5 instance types, 6 on-demand prices in 2 regions, 5 spot prices (4 types) in 4 zones "
                  "from 6 files into out\n");
@@ -566,7 +566,7 @@ TEST_CASE("capsim catalog import, then catalog show on the folder", "[catalog][i
   CHECK(read_text(dir.path / "out" / "prices.csv") == file_text(fixture_import(true), "prices.csv"));
   CHECK(read_text(dir.path / "out" / "instance_types.csv") == file_text(fixture_import(true), "instance_types.csv"));
 
-  const auto show = capsim(dir.path, "catalog show m5.xlarge --catalog out -o json");
+  const auto show = run_capsim(dir.path, "catalog show m5.xlarge --catalog out -o json");
   REQUIRE(show.exit_code == 0);
   const auto j = nlohmann::json::parse(show.out);
   CHECK(j["name"] == "m5.xlarge");
@@ -585,12 +585,12 @@ TEST_CASE("capsim catalog import, then catalog show on the folder", "[catalog][i
   CHECK(spot == 2);
   CHECK(j["offerings"].size() == 5);
 
-  const auto eu = capsim(dir.path, "catalog show m5.xlarge --catalog out --region eu-west-1 -o json");
+  const auto eu = run_capsim(dir.path, "catalog show m5.xlarge --catalog out --region eu-west-1 -o json");
   REQUIRE(eu.exit_code == 0);
   CHECK(nlohmann::json::parse(eu.out)["offerings"].size() == 2);
 
   // Re-importing replaces the files in place; no temporary file is left behind.
-  REQUIRE(capsim(dir.path, "catalog import --from '" + k_fixtures + "' --out out").exit_code == 0);
+  REQUIRE(run_capsim(dir.path, "catalog import --from '" + k_fixtures + "' --out out").exit_code == 0);
   CHECK(std::distance(fs::directory_iterator(dir.path / "out"), fs::directory_iterator()) == 5);
 }
 
@@ -600,11 +600,11 @@ TEST_CASE("capsim catalog import: bad JSON exits 2 with FILE:LINE:COL and writes
   fs::create_directories(dir.path / "from");
   fs::copy_file(k_fixtures + "/describe-instance-types-1.json", dir.path / "from" / "a.json");
   write_text(dir.path / "from" / "b.json", "{\n  \"SpotPriceHistory\": [\n    {\"AvailabilityZone\": }\n  ]\n}\n");
-  const auto r = capsim(dir.path, "catalog import --from from --out out");
+  const auto r = run_capsim(dir.path, "catalog import --from from --out out");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("from/b.json:3:26: error: invalid JSON: syntax error while parsing value") != std::string::npos);
   CHECK_FALSE(fs::exists(dir.path / "out"));
-  const auto missing = capsim(dir.path, "catalog import --from nowhere --out out");
+  const auto missing = run_capsim(dir.path, "catalog import --from nowhere --out out");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("nowhere: error: no such file or folder") != std::string::npos);
 }
