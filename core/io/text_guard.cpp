@@ -61,6 +61,7 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
   int flow_base = 0;                // block depth where the open flow collection started
   char quote = 0;                   // inside a quoted scalar that may span lines
   long block_scalar_indent = -1;    // inside a | or > scalar: lines indented deeper than this
+  bool document_start = true;       // no content yet in the current document
   std::size_t line_no = 0;
   std::size_t pos = 0;
   const auto note = [&](int depth, std::size_t column) {
@@ -104,6 +105,7 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
       }
       if (line.substr(0, 3) == "---" || line.substr(0, 3) == "...") {
         indents.clear();
+        document_start = true;
         i = 3;
         indent = 0;
       } else {
@@ -155,6 +157,13 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
       }
       if (c == '#' && (i == 0 || is_space(line[i - 1]))) {
         break;
+      }
+      if (node_start && document_start && c != '&' && c != '!') {
+        if (c == ',' && report.comma_line == 0) {
+          report.comma_line = line_no;
+          report.comma_column = i + 1;
+        }
+        document_start = false;
       }
       if (node_start) {
         if (c == '"' || c == '\'') {
@@ -229,6 +238,10 @@ void check_text(std::string_view text, const std::string& file, int max_depth)
     i += n;
   }
   const NestingReport r = measure_nesting(text, max_depth);
+  if (r.comma_line > 0) {
+    throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.comma_line), static_cast<std::uint32_t>(r.comma_column)},
+                     "a document cannot start with ',' (expected a mapping such as 'apiVersion: ...')");
+  }
   if (r.max_depth > max_depth) {
     throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.line), static_cast<std::uint32_t>(r.column)},
                      fmt::format("nesting is deeper than {} levels (refused before parsing)", max_depth));

@@ -22,6 +22,10 @@ struct NestingReport
   int max_depth = 0;
   std::size_t line = 0;
   std::size_t column = 0;
+  // Where a document's root starts with ',' (yaml-cpp 0.7 loops forever allocating memory on
+  // that), 0 when none does.
+  std::size_t comma_line = 0;
+  std::size_t comma_column = 0;
 };
 
 [[nodiscard]] NestingReport measure_nesting(std::string_view text, int max_depth);

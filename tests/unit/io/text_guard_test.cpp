@@ -28,6 +28,12 @@ TEST_CASE("text guard: refuses binary, bad UTF-8 and deep nesting with a locatio
   CHECK_THROWS_WITH(io::check_text("a: \xc3\x28\n", "f.yaml"),
                     "f.yaml:1:4: error: file is not valid UTF-8 text (expected YAML or JSON)");
   CHECK_NOTHROW(io::check_text("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n", "f.yaml"));
+  // yaml-cpp 0.7 loops forever, allocating, on a document that starts with ','.
+  CHECK_THROWS_WITH(io::check_text(",", "f.yaml"),
+                    "f.yaml:1:1: error: a document cannot start with ',' (expected a mapping such as 'apiVersion: ...')");
+  CHECK_THROWS_WITH(io::check_text("a: 1\n---\n# c\n&x !t , y\n", "f.yaml"),
+                    "f.yaml:4:7: error: a document cannot start with ',' (expected a mapping such as 'apiVersion: ...')");
+  CHECK_NOTHROW(io::check_text("a: [1, 2]\nb: x, y\n---\n[a, b]\n", "f.yaml"));
   CHECK_THROWS_WITH(io::check_text(std::string(10, '[') + std::string(10, ']'), "f.yaml", 8),
                     "f.yaml:1:8: error: nesting is deeper than 8 levels (refused before parsing)");
 }
