@@ -31,7 +31,7 @@ for target in "${targets[@]}"; do
     fuzz_trace_kubectl) seeds=(tests/fuzz/seeds/kubectl); extra=() ;;
   esac
   log="$build/$target.log"
-  if "$build/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  if "$build/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
       -artifact_prefix="$artifacts" -print_final_stats=1 "${extra[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
     runs=$(grep -o 'Done [0-9]* runs' "$log" | grep -o '[0-9]*' || echo '?')
     echo "$target: ok, $runs runs in ${seconds}s"

@@ -583,6 +583,11 @@ void read_jsonl(std::istream& in, const std::string& source, const TraceOptions&
                         fmt::format("invalid JSON: {}", std::string(e.what()).substr(0, 200)));
       stop_if_full(diagnostics);
       continue;
+    } catch (const nlohmann::json::exception& e) {
+      // e.g. out_of_range for a number such as 1e999999
+      diagnostics.error(at(1), fmt::format("invalid JSON: {}", std::string(e.what()).substr(0, 200)));
+      stop_if_full(diagnostics);
+      continue;
     }
     if (!obj.is_object()) {
       diagnostics.error(at(1), "each line must be a JSON object such as {\"arrival\": 0, \"cpu\": \"250m\"}");

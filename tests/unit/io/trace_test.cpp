@@ -203,6 +203,10 @@ TEST_CASE("trace jsonl: one object per line", "[io][trace][jsonl]")
   CHECK(e[1].rfind("tr.csv:2:15: error: invalid JSON: ", 0) == 0);
   CHECK(e[2] == "tr.csv:3:1: error: each line must be a JSON object such as {\"arrival\": 0, \"cpu\": \"250m\"}");
   CHECK(e[3] == "tr.csv:4:2: error: 'arrival' must be a string or a number");
+  // A number beyond double (nlohmann throws out_of_range, not parse_error): fuzz finding.
+  CHECK(errors("{\"arrival\": 1e999999}\n", io::TraceFormat::jsonl)
+        == std::vector<std::string>{"tr.csv:1:1: error: invalid JSON: [json.exception.out_of_range.406] number "
+                                    "overflow parsing '1e999999'"});
   // Deep nesting is parsed iteratively by nlohmann::json and refused as a non-object row.
   const std::string deep = std::string(100000, '[') + std::string(100000, ']') + "\n";
   CHECK(errors(deep, io::TraceFormat::jsonl).size() == 1);
