@@ -63,20 +63,6 @@ void sync_instance_type_requirement(NewNodeClaim& claim)
       model::Requirement::make(std::string(model::labels::k_instance_type), model::Operator::in, std::move(names)));
 }
 
-// OrderByPrice: cheapest available compatible offering first; ties keep the current order.
-void order_by_price(NewNodeClaim& claim, const OfferingAvailable& available)
-{
-  std::vector<std::pair<double, const catalog::InstanceType*>> keyed;
-  keyed.reserve(claim.instance_types.size());
-  for (const auto* t : claim.instance_types) {
-    keyed.emplace_back(cheapest_price(*t, claim.requirements, available), t);
-  }
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (std::size_t i = 0; i < keyed.size(); ++i) {
-    claim.instance_types[i] = keyed[i].second;
-  }
-}
-
 double sum_prices(const std::vector<Candidate>& candidates)
 {
   double sum = 0;
@@ -263,8 +249,9 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
   const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
     return ctx.cluster->node(c.node).capacity_type == model::k_capacity_spot;
   });
+  // Solve already orders the options by price (OrderByPrice: cheapest available compatible
+  // offering, ties in catalog order), as computeConsolidation re-sorts them upstream.
   NewNodeClaim claim = std::move(claims.front());
-  order_by_price(claim, available);
   if (all_spot && has_capacity_type(claim.requirements, model::k_capacity_spot)) {
     // computeSpotToSpotConsolidation
     if (!ctx.spot_to_spot) {
@@ -369,6 +356,19 @@ bool filter_out_same_instance_type(const SimulationContext& ctx, NewNodeClaim& r
   return !replacement.instance_types.empty();
 }
 
+double balanced_score(double savings, double disruption, const PoolTotals& totals)
+{
+  if (totals.total_cost <= 0 || totals.total_disruption <= 0) {
+    return 0;
+  }
+  const double sf = savings / totals.total_cost;
+  const double df = disruption / totals.total_disruption;
+  if (sf <= 0) {
+    return 0;
+  }
+  return df == 0 ? k_inf : sf / df;
+}
+
 bool balanced_can_pass(const Candidate& c, const model::Scenario& scenario, const std::vector<PoolTotals>& totals)
 {
   if (c.pool >= scenario.node_pools.size()
@@ -379,12 +379,7 @@ bool balanced_can_pass(const Candidate& c, const model::Scenario& scenario, cons
   if (t.total_cost <= 0) {
     return true;
   }
-  if (t.total_disruption <= 0 || c.price <= 0) {
-    return false;
-  }
-  const double sf = c.price / t.total_cost;
-  const double df = c.reschedule_cost / t.total_disruption;
-  return df == 0 || sf / df >= 1.0 / k_balanced_k;
+  return balanced_score(c.price, c.reschedule_cost, t) >= 1.0 / k_balanced_k;
 }
 
 bool balanced_approves(const Command& cmd, const model::Scenario& scenario, const std::vector<PoolTotals>& totals,
@@ -418,12 +413,7 @@ bool balanced_approves(const Command& cmd, const model::Scenario& scenario, cons
       savings = savings * (pool_cost / source);
     }
     const auto& t = totals[pool];
-    double score = 0;
-    if (t.total_cost > 0 && t.total_disruption > 0) {
-      const double sf = savings / t.total_cost;
-      const double df = disruption / t.total_disruption;
-      score = sf <= 0 ? 0 : (df == 0 ? k_inf : sf / df);
-    }
+    const double score = balanced_score(savings, disruption, t);
     if (score < 1.0 / k_balanced_k) {
       approved = false;
       if (why != nullptr && why->empty()) {

@@ -109,6 +109,10 @@ struct PoolTotals
 // Balanced k: approve when (savings / pool cost) / (disruption / pool disruption) >= 1/k.
 inline constexpr int k_balanced_k = 2;
 
+// ScoreMove: (savings / total cost) / (disruption / total disruption); 0 when savings <= 0 or a
+// total is not positive, +infinity when the move's disruption is 0.
+[[nodiscard]] double balanced_score(double savings, double disruption, const PoolTotals& totals);
+
 // Every Balanced pool of the command approves the move (others pass through). `why` gets the
 // score of a rejection.
 [[nodiscard]] bool balanced_approves(const Command& cmd, const model::Scenario& scenario,

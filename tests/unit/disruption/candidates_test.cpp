@@ -1,0 +1,213 @@
+// Ports of the "Candidate Filtering" cases of core:pkg/controllers/disruption/suite_test.go and
+// of the ScoreMove cases of balanced_test.go (kubernetes-sigs/karpenter HEAD 2266468), plus the
+// Balanced policy end to end.
+
+#include "core/karpenter/disruption_consolidation.hpp"
+#include "tests/unit/disruption/disruption_harness.hpp"
+
+#include <catch2/catch.hpp>
+
+namespace capsim::karpenter::dtest {
+
+namespace {
+
+PodOpts app_pod()
+{
+  PodOpts o;
+  o.labels = {{"app", "test"}};
+  return o;
+}
+
+model::PodDisruptionBudget pdb(const std::string& name, const std::string& max_unavailable)
+{
+  model::PodDisruptionBudget p;
+  p.name = name;
+  p.selector.match_labels = {{"app", "test"}};
+  p.max_unavailable = max_unavailable;
+  return p;
+}
+
+// Two cheap on-demand nodes of a consolidation suite; node-1's single pod is the one tested.
+Sim two_nodes()
+{
+  Sim sim;
+  sim.pool("default");
+  const auto& t = sim.cheapest("on-demand");
+  sim.node("node-0", "default", t.name, resources(32000, 0, 100));
+  sim.node("node-1", "default", t.name, resources(32000, 0, 100));
+  PodOpts other;
+  sim.pods_on("node-0", 2, other);
+  return sim;
+}
+
+void drift(Sim& sim, const std::string& node)
+{
+  model::ScenarioEvent e;
+  e.kind = "Drift";
+  e.selector.node_name = node;
+  sim.scenario.events.push_back(e);
+}
+
+} // namespace
+
+TEST_CASE("Candidate Filtering: should not consider candidates that have multiple PDBs on the same pod",
+          "[disruption][candidates][pdb]")
+{
+  Sim sim = two_nodes();
+  sim.pods_on("node-1", 1, app_pod());
+  // Each PDB alone would allow the eviction (maxUnavailable 1), but a pod may have only one.
+  sim.scenario.pdbs = {pdb("pdb-a", "1"), pdb("pdb-b", "1")};
+  const auto result = sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(sim.alive() == std::vector<std::string>{"node-1"});
+  CHECK(has_decision(result, "node-1", "keep", "eviction does not support multiple PDBs (default/pdb-a, default/pdb-b)"));
+}
+
+TEST_CASE("Candidate Filtering: a PDB that still allows disruptions does not block", "[disruption][candidates][pdb]")
+{
+  Sim sim = two_nodes();
+  sim.pods_on("node-1", 1, app_pod());
+  sim.scenario.pdbs = {pdb("pdb", "1")}; // 1 healthy pod, maxUnavailable 1 -> 1 disruption allowed
+  const auto result = sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(sim.alive() == std::vector<std::string>{"node-0"});
+}
+
+TEST_CASE("Candidate Filtering: should consider candidates that have do-not-disrupt pods scheduled with a "
+          "terminationGracePeriod set for eventual disruption",
+          "[disruption][candidates]")
+{
+  Sim sim = two_nodes();
+  auto& pool = sim.scenario.node_pools[0];
+  pool.termination_grace_period = 5 * k_minute;
+  pool.consolidate_after = k_hour;
+  auto blocked = app_pod();
+  blocked.do_not_disrupt = k_never;
+  sim.pods_on("node-1", 1, blocked);
+  drift(sim, "node-1");
+  const auto result = sim.run(5 * k_minute);
+  INFO(dump(result));
+  // Drift may proceed (bounded by terminationGracePeriod); the do-not-disrupt pod is not
+  // simulated (not currently reschedulable), so no replacement is launched for it.
+  const auto drifts = decisions(result, "drift");
+  REQUIRE(!drifts.empty());
+  CHECK(drifts.front().action == "delete");
+  CHECK(drifts.front().candidate == "node-1");
+}
+
+TEST_CASE("Candidate Filtering: should not consider candidates that have do-not-disrupt pods scheduled without a "
+          "terminationGracePeriod set for eventual disruption",
+          "[disruption][candidates]")
+{
+  Sim sim = two_nodes();
+  sim.scenario.node_pools[0].consolidate_after = k_hour;
+  auto blocked = app_pod();
+  blocked.do_not_disrupt = k_never;
+  sim.pods_on("node-1", 1, blocked);
+  drift(sim, "node-1");
+  const auto result = sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(sim.alive(std::string("node-1")));
+  CHECK(has_decision(result, "node-1", "keep", "karpenter.sh/do-not-disrupt"));
+}
+
+TEST_CASE("Candidate Filtering: should not consider candidates that have do-not-disrupt pods scheduled with a "
+          "terminationGracePeriod set for graceful disruption",
+          "[disruption][candidates]")
+{
+  Sim sim = two_nodes();
+  sim.scenario.node_pools[0].termination_grace_period = 5 * k_minute;
+  auto blocked = app_pod();
+  blocked.do_not_disrupt = k_never;
+  sim.pods_on("node-1", 1, blocked);
+  const auto result = sim.run(5 * k_minute);
+  INFO(dump(result));
+  // Consolidation (graceful) still respects the annotation: node-0 goes, node-1 stays.
+  CHECK(sim.alive() == std::vector<std::string>{"node-1"});
+}
+
+TEST_CASE("Candidate Filtering: should not consider candidates that are not owned by a NodePool",
+          "[disruption][candidates]")
+{
+  Sim sim;
+  sim.pool("default");
+  model::InitialNode n;
+  n.name = "static-0";
+  n.labels[std::string(model::labels::k_instance_type)] = sim.cheapest("on-demand").name;
+  n.labels[std::string(model::labels::k_zone)] = "test-zone-1";
+  n.labels[std::string(model::labels::k_capacity_type)] = "on-demand";
+  sim.scenario.nodes.push_back(n);
+  const auto result = sim.run(5 * k_minute);
+  CHECK(sim.alive() == std::vector<std::string>{"static-0"});
+  CHECK(result.decisions.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Balanced (balanced_test.go ScoreMove; RFC example pool: $58.08/day, disruption 90)
+
+TEST_CASE("Balanced ScoreMove", "[disruption][balanced]")
+{
+  const PoolTotals totals{58.08, 90};
+  const double threshold = 1.0 / k_balanced_k;
+  SECTION("should approve an oversized node consolidation")
+  {
+    const double score = balanced_score(7.26, 4.0, totals);
+    CHECK(score == Approx((7.26 / 58.08) / (4.0 / 90)));
+    CHECK(score >= threshold);
+  }
+  SECTION("should approve a spare capacity delete")
+  {
+    CHECK(balanced_score(4.84, 5.0, totals) >= threshold);
+  }
+  SECTION("should reject a marginal move")
+  {
+    const double score = balanced_score(2.42, 9.0, totals);
+    CHECK(score == Approx((2.42 / 58.08) / (9.0 / 90)).epsilon(0.01));
+    CHECK(score < threshold);
+  }
+  SECTION("should reject a well-packed node with zero savings")
+  {
+    CHECK(balanced_score(0.0, 11.0, totals) == 0.0);
+  }
+  SECTION("should approve a replace in a uniform pool")
+  {
+    CHECK(balanced_score(2.42, 9.0, PoolTotals{48.40, 90}) >= threshold);
+  }
+  SECTION("should approve low-disruption nodes and reject high-disruption nodes")
+  {
+    const PoolTotals het{58.08, 117};
+    CHECK(balanced_score(4.84, 5.0, het) >= threshold);
+    CHECK(balanced_score(4.84, 32.0, het) < threshold);
+  }
+  SECTION("edge cases with zero values")
+  {
+    CHECK(balanced_score(1.0, 0.0, totals) == std::numeric_limits<double>::infinity());
+    CHECK(balanced_score(0.0, 0.0, totals) == 0.0);
+    CHECK(balanced_score(1.0, 1.0, PoolTotals{0, 90}) == 0.0);
+  }
+}
+
+TEST_CASE("Balanced policy: a move whose savings are small next to the pool's cost is rejected",
+          "[disruption][balanced]")
+{
+  // node-a (cheap, one pod) could be deleted onto node-big (expensive, do-not-disrupt, empty).
+  // Balanced: savings $0.207 of $20.35 pool cost against 2 of 3 disruption units -> score
+  // 0.015 < 0.5, kept. WhenEmptyOrUnderutilized deletes it.
+  for (const auto policy : {model::ConsolidationPolicy::balanced, model::ConsolidationPolicy::when_empty_or_underutilized}) {
+    Sim sim;
+    sim.pool("default").consolidation_policy = policy;
+    sim.node("node-a", "default", sim.cheapest("on-demand").name, resources(32000, 0, 100));
+    sim.node("node-big", "default", sim.most_expensive("on-demand").name, resources(32000, 0, 100), {}, {}, true);
+    sim.pods_on("node-a", 1, app_pod());
+    const auto result = sim.run(5 * k_minute);
+    INFO(dump(result));
+    if (policy == model::ConsolidationPolicy::balanced) {
+      CHECK(sim.alive(std::string("node-a")));
+      CHECK(has_decision(result, "node-a", "keep", "Balanced policy"));
+    } else {
+      CHECK(!sim.alive(std::string("node-a")));
+    }
+  }
+}
+
+} // namespace capsim::karpenter::dtest
