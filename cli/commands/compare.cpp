@@ -6,6 +6,7 @@
 #include "core/base/diagnostics.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/report/summary.hpp"
+#include "core/sweep/runner.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -115,9 +116,20 @@ int compare_command(const CompareOptions& o)
   } else if (format == report::Format::html) {
     settings.timeline_step = automatic_timeline_step(scenarios.front().settings.duration);
   }
+  // The runner `sweep` shares (core/sweep/runner.hpp): designs run in parallel, each result
+  // kept at its design's index, so the output does not depend on the thread count.
+  sweep::RunnerOptions runner;
+  runner.engines = settings.engines;
+  runner.timeline_step = settings.timeline_step;
+  ProgressBar bar(settings.progress, "capsim compare");
+  if (bar.enabled()) {
+    runner.progress = [&bar](double fraction) { bar.update(fraction); };
+  }
+  auto runs = sweep::run_cells(scenarios, sweep::seed_cells(std::vector<std::uint64_t>(specs.size(), *settings.seed), 1), runner);
+  bar.finish();
   report::Comparison cmp;
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    cmp.designs.push_back(report::Design{specs[i].name, run_with_progress(scenarios[i], settings, "capsim compare " + specs[i].name)});
+    cmp.designs.push_back(report::Design{specs[i].name, std::move(runs[i])});
   }
   report::RenderOptions render;
   render.deltas = true;

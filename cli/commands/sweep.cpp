@@ -118,6 +118,10 @@ int emit_k8s_job(const SweepOptions& o, const sweep::SweepSpec& spec, const std:
   if (!o.output.empty()) {
     throw InputError(SourceLocation{"-o " + o.output, 0, 0}, "--emit-k8s-job writes a YAML manifest; leave out -o");
   }
+  if (!o.shard.empty()) {
+    throw InputError(SourceLocation{"--shard " + o.shard, 0, 0},
+                     "--emit-k8s-job gives each pod its own --shard; leave it out (use --shards N)");
+  }
   // Load every variant here, so a typo fails now rather than in the cluster.
   const auto scenarios = sweep::load_variants(variants);
   sweep::K8sJobOptions job;

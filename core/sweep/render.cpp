@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace capsim::sweep {
 
@@ -264,7 +265,7 @@ std::string scatter_chart(const SweepReport& r, const std::vector<std::string>& 
     y_max = std::max(y_max, s.pending_p95_s.high());
   }
   const Range xr = nice_range(x_min, x_max, false);
-  const Range yr = nice_range(0, y_max, true);
+  const Range yr = nice_range(0, y_max * 1.05, true); // headroom so top points are not on the edge
   const double plot_w = k_width - k_left - k_right;
   const double plot_h = k_height - k_top - k_bottom;
   const auto sx = [&](double x) { return k_left + (x - xr.lo) / (xr.hi - xr.lo) * plot_w; };
@@ -317,6 +318,12 @@ std::string scatter_chart(const SweepReport& r, const std::vector<std::string>& 
   out += fmt::format(R"(<polyline class="front" fill="none" points="{}"/>)", stairs);
 
   const int places = cost_places(r);
+  // Points that land on the same spot share one label: "1, 3".
+  std::map<std::pair<std::string, std::string>, std::string> labels;
+  for (const auto& s : r.summary) {
+    auto& label = labels[{px(sx(s.total_usd.mean)), px(sy(s.pending_p95_s.mean))}];
+    label += (label.empty() ? "" : ", ") + std::to_string(s.variant);
+  }
   // Non-Pareto points first, so the highlighted ones are drawn on top.
   for (const bool on_front : {false, true}) {
     for (const auto& s : r.summary) {
@@ -347,7 +354,11 @@ std::string scatter_chart(const SweepReport& r, const std::vector<std::string>& 
       out += marker(e, x, y, on_front ? 6.5 : 4.5,
                     on_front ? fmt::format(R"(fill="{}" stroke="#111" stroke-width="2")", color)
                              : fmt::format(R"(fill="#fff" stroke="{}" stroke-width="1.5")", color));
-      out += fmt::format(R"(<text x="{}" y="{}" class="plabel">{}</text>)", px(x + 8), px(y - 7), s.variant);
+      const auto label = labels.find({px(x), px(y)});
+      if (label != labels.end()) {
+        out += fmt::format(R"(<text x="{}" y="{}" class="plabel">{}</text>)", px(x + 8), px(y - 7), label->second);
+        labels.erase(label); // once per spot
+      }
       out += "</g>";
     }
   }
@@ -372,7 +383,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24p
 h1{font-size:1.4em;margin-bottom:4px}h2{font-size:1.15em;margin-top:28px;border-bottom:1px solid #ddd}
 .meta{color:#666;margin:2px 0}
 table{border-collapse:collapse;font-size:0.92em}td,th{padding:3px 10px;border-bottom:1px solid #eee}
-th{text-align:right;background:#f6f6f6}td{text-align:right;font-variant-numeric:tabular-nums}
+th{text-align:right;background:#f6f6f6}td{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.text,th.text{text-align:left}tr.pareto td{font-weight:bold;background:#f3f8ff}
 svg.chart{display:block;margin:8px 0;background:#fff;border:1px solid #eee}
 .grid line{stroke:#e6e6e6}.front{stroke:#111;stroke-width:1.2;stroke-dasharray:5 4;fill:none}
