@@ -112,6 +112,81 @@ PoolTypes::PoolTypes(const std::vector<const catalog::InstanceType*>& types, Int
     }
     m_types.push_back(std::move(t));
   }
+  by_name.resize(m_types.size());
+  for (std::uint32_t i = 0; i < by_name.size(); ++i) {
+    by_name[i] = i;
+  }
+  std::stable_sort(by_name.begin(), by_name.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return m_types[a].it->name < m_types[b].it->name; });
+}
+
+const TypeSet& PoolTypes::at_least(model::ResourceId dim, std::int64_t x)
+{
+  if (m_thresholds.size() <= dim) {
+    m_thresholds.resize(static_cast<std::size_t>(dim) + 1);
+  }
+  auto& th = m_thresholds[dim];
+  if (th.values.empty() && !m_types.empty()) {
+    for (const auto& t : m_types) {
+      th.values.push_back(t.allocatable[dim]);
+    }
+    std::sort(th.values.begin(), th.values.end());
+    th.values.erase(std::unique(th.values.begin(), th.values.end()), th.values.end());
+    th.at_least.assign(th.values.size(), TypeSet(m_types.size(), false));
+    for (std::size_t i = 0; i < m_types.size(); ++i) {
+      const auto k = static_cast<std::size_t>(
+          std::upper_bound(th.values.begin(), th.values.end(), m_types[i].allocatable[dim]) - th.values.begin());
+      for (std::size_t j = 0; j < k; ++j) {
+        th.at_least[j].set(i);
+      }
+    }
+    m_none = TypeSet(m_types.size(), false);
+  }
+  const auto k = static_cast<std::size_t>(std::lower_bound(th.values.begin(), th.values.end(), x) - th.values.begin());
+  return k < th.at_least.size() ? th.at_least[k] : m_none;
+}
+
+const TypeSet& PoolTypes::with_offering(const OfferingFilter& f)
+{
+  const auto key = filter_key(f);
+  auto it = m_with_offering.find(key);
+  if (it != m_with_offering.end() && it->second.first.zones == f.zones
+      && it->second.first.capacity_types == f.capacity_types) {
+    return it->second.second;
+  }
+  TypeSet s(m_types.size(), false);
+  for (std::size_t i = 0; i < m_types.size(); ++i) {
+    if (m_types[i].has_offering(f)) {
+      s.set(i);
+    }
+  }
+  auto& slot = m_with_offering[key];
+  slot = {f, std::move(s)};
+  return slot.second;
+}
+
+const std::vector<std::uint32_t>& PoolTypes::price_order(const OfferingFilter& f)
+{
+  const auto key = filter_key(f);
+  auto it = m_price_order.find(key);
+  if (it != m_price_order.end() && it->second.first.zones == f.zones
+      && it->second.first.capacity_types == f.capacity_types) {
+    return it->second.second;
+  }
+  std::vector<std::pair<double, std::uint32_t>> priced;
+  priced.reserve(m_types.size());
+  for (std::uint32_t i = 0; i < m_types.size(); ++i) {
+    priced.emplace_back(m_types[i].cheapest_price(f), i);
+  }
+  std::stable_sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::uint32_t> order;
+  order.reserve(priced.size());
+  for (const auto& [price, i] : priced) {
+    order.push_back(i);
+  }
+  auto& slot = m_price_order[key];
+  slot = {f, std::move(order)};
+  return slot.second;
 }
 
 std::size_t PoolTypes::ReqHash::operator()(const Req& r) const

@@ -44,6 +44,20 @@ public:
     }
   }
 
+  void or_with(const TypeSet& o)
+  {
+    for (std::size_t w = 0; w < m_words.size(); ++w) {
+      m_words[w] |= o.m_words[w];
+    }
+  }
+
+  // Resize to n members, all clear (reusing the allocation).
+  void clear(std::size_t n)
+  {
+    m_n = n;
+    m_words.assign((n + 63) / 64, 0);
+  }
+
   [[nodiscard]] bool any() const
   {
     for (const auto w : m_words) {
@@ -173,7 +187,9 @@ public:
   template <typename Pred>
   void refresh_availability(Pred&& available)
   {
+    bool changed = false;
     for (auto& t : m_types) {
+      const auto before = t.available_zones;
       t.available_zones.fill(0);
       for (auto& o : t.offerings) {
         o.available = o.offering->available && available(*t.it, *o.offering);
@@ -181,11 +197,27 @@ public:
           t.available_zones[o.capacity_type] |= std::uint64_t{1} << o.zone;
         }
       }
+      changed = changed || before != t.available_zones;
+    }
+    if (changed || !m_availability_known) {
+      m_with_offering.clear();
+      m_price_order.clear();
+      m_availability_known = true;
     }
   }
 
+  // Types whose allocatable amount of `dim` is at least x.
+  [[nodiscard]] const TypeSet& at_least(model::ResourceId dim, std::int64_t x);
+  // Types with an available offering the filter allows.
+  [[nodiscard]] const TypeSet& with_offering(const OfferingFilter& f);
+  // Type indices by cheapest available offering the filter allows (ties: index); types with
+  // none come last.
+  [[nodiscard]] const std::vector<std::uint32_t>& price_order(const OfferingFilter& f);
+
   // Identity of the input this was built from (to detect a changed catalog).
   std::vector<const catalog::InstanceType*> source;
+  // Type indices sorted by instance-type name (to emit instance-type In [...] sorted).
+  std::vector<std::uint32_t> by_name;
 
 private:
   struct ReqHash
@@ -193,9 +225,24 @@ private:
     std::size_t operator()(const Req& r) const;
   };
 
+  struct Threshold
+  {
+    std::vector<std::int64_t> values; // sorted distinct allocatable amounts
+    std::vector<TypeSet> at_least;    // at_least[k]: types with amount >= values[k]
+  };
+  static std::uint64_t filter_key(const OfferingFilter& f)
+  {
+    return f.zones ^ (std::uint64_t{f.capacity_types} * 0x9e3779b97f4a7c15ULL);
+  }
+
   std::vector<TypeInfo> m_types;
   std::vector<std::uint8_t> m_defines;
   std::unordered_map<Req, TypeSet, ReqHash> m_compat;
+  std::vector<Threshold> m_thresholds; // per resource id, built lazily
+  TypeSet m_none;
+  std::unordered_map<std::uint64_t, std::pair<OfferingFilter, TypeSet>> m_with_offering;
+  std::unordered_map<std::uint64_t, std::pair<OfferingFilter, std::vector<std::uint32_t>>> m_price_order;
+  bool m_availability_known = false;
 };
 
 // Component-wise: requests fit in allocatable on the dimensions listed.

@@ -224,6 +224,7 @@ struct Template
   OfferingFilter filter;
   std::vector<DsGroup> groups;
   std::vector<std::int32_t> group_of; // per pool type index, -1 if not an option
+  std::vector<TypeSet> group_mask;    // per group: its instance types
   model::Labels labels;
   Limits remaining;
   bool limited = false;
@@ -238,6 +239,7 @@ struct ExistingNode
   ReqSet reqs;
   std::vector<model::Taint> taints; // effective taints (startup/ephemeral dropped while uninitialized)
   model::Resources remaining;
+  ValueId hostname = 0;
   bool initialized = false;
   bool under_consolidate_after = false;
   std::vector<std::int32_t> host_ports;
@@ -385,8 +387,29 @@ private:
   std::vector<Placement> m_placements;
   std::uint64_t m_version = 0; // bumps on every placement (failure memo validity)
 
+  // Per attempt: hostname topology limits checked before the full requirement/topology path
+  // (a node or NodeClaim whose hostname count exceeds the limit can never pass it).
+  struct HostCheck
+  {
+    const TopologyGroup* group = nullptr;
+    std::int32_t limit = 0;
+  };
+  std::vector<HostCheck> m_host_checks;
+  [[nodiscard]] bool prepare_checks(const QueuedPod& p, const PodVariant& v);
+  [[nodiscard]] bool host_blocked(ValueId host) const
+  {
+    for (const auto& h : m_host_checks) {
+      if (h.group->count(host) > h.limit) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   // Scratch
   mutable AddPlan m_plan;
+  TypeSet m_fit;
+  TypeSet m_tmp;
   mutable std::vector<std::uint32_t> m_mark;
   mutable std::uint32_t m_mark_gen = 0;
 };
@@ -622,6 +645,8 @@ void Scheduler::prepare_templates()
       }
       t.group_of[ti] = it->second;
     });
+    t.group_mask.assign(t.groups.size(), TypeSet(t.types->size(), false));
+    t.options.for_each([&](std::size_t ti) { t.group_mask[static_cast<std::size_t>(t.group_of[ti])].set(ti); });
     t.base_with_host = t.reqs;
     t.base_with_host.set(make_in(m_in.k_hostname, k_claim_host_base));
     m_templates.push_back(std::move(t));
@@ -644,6 +669,7 @@ void Scheduler::prepare_existing()
     e.node = &n;
     e.reqs = cached.labels;
     e.reqs.set(make_in(m_in.k_hostname, cached.hostname));
+    e.hostname = cached.hostname;
     e.initialized = n.lifecycle == cluster::NodeLifecycle::ready;
     const NodePoolInput* np = nullptr;
     if (n.owner == cluster::NodeOwner::node_pool) {
@@ -1177,11 +1203,11 @@ bool Scheduler::requirements_plan(const ReqSet& base, bool allow_wk, const Queue
 model::Resources Scheduler::max_alloc(const Template& t, const TypeSet& options) const
 {
   model::Resources m;
-  bool first = true;
   options.for_each([&](std::size_t i) {
     const auto& a = t.types->types()[i].allocatable;
-    m = first ? a : model::Resources::max_of(m, a);
-    first = false;
+    for (const auto d : m_dims) {
+      m.v[d] = std::max(m.v[d], a.v[d]);
+    }
   });
   return m;
 }
@@ -1210,30 +1236,30 @@ bool Scheduler::filter_types(const Template& t, const TypeSet& options, const Re
     }
     plan.filter = offering_filter(zc, m_cache.space, m_in);
   }
+  if (offerings_changed) {
+    plan.options.and_with(t.types->with_offering(plan.filter));
+  }
+  // fits: per DaemonSet group, requests + the group's overhead within allocatable (all bitset
+  // operations over the pool's per-resource threshold sets); groups whose DaemonSets use one of
+  // the pod's host ports are out.
   const auto& pod_ports = p.data->spec->host_ports;
-  const auto& types = t.types->types();
-  model::Resources need;
-  std::int32_t last_group = -2;
-  bool group_blocked = false;
-  plan.options.for_each([&](std::size_t i) {
-    const std::int32_t gi = t.group_of[i];
-    if (gi != last_group) {
-      last_group = gi;
-      need = requests;
-      need += t.groups[static_cast<std::size_t>(gi)].overhead;
-      group_blocked = false;
-      if (!pod_ports.empty() && ports != nullptr) {
-        const auto& used = (*ports)[static_cast<std::size_t>(gi)];
-        group_blocked = std::any_of(pod_ports.begin(), pod_ports.end(), [&](std::int32_t port) {
-          return std::find(used.begin(), used.end(), port) != used.end();
-        });
+  m_fit.clear(plan.options.size());
+  for (std::size_t gi = 0; gi < t.groups.size(); ++gi) {
+    if (!pod_ports.empty() && ports != nullptr) {
+      const auto& used = (*ports)[gi];
+      if (std::any_of(pod_ports.begin(), pod_ports.end(), [&](std::int32_t port) {
+            return std::find(used.begin(), used.end(), port) != used.end();
+          })) {
+        continue;
       }
     }
-    const auto& type = types[i];
-    if (group_blocked || !fits_dims(need, type.allocatable, m_dims) || (offerings_changed && !type.has_offering(plan.filter))) {
-      plan.options.reset(i);
+    m_tmp = t.group_mask[gi];
+    for (const auto d : m_dims) {
+      m_tmp.and_with(t.types->at_least(d, requests[d] + t.groups[gi].overhead[d]));
     }
-  });
+    m_fit.or_with(m_tmp);
+  }
+  plan.options.and_with(m_fit);
   std::string mv_error;
   if (plan.options.any()) {
     // minValues on the narrowed requirements.
@@ -1383,7 +1409,7 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
     if (e.under_consolidate_after && !p.pending && !p.from_deleting) {
       continue;
     }
-    if (!p.requests.fits_in(e.remaining)) {
+    if (!p.requests.fits_in(e.remaining) || host_blocked(e.hostname)) {
       continue;
     }
     if (!tolerates(spec, v, e.taints)) {
@@ -1430,7 +1456,7 @@ void Scheduler::sort_claim_after_add(std::size_t pos)
 void Scheduler::commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPlan& plan)
 {
   const Template& t = m_templates[c.tmpl];
-  const bool options_changed = !(plan.options == c.options);
+  const bool options_changed = plan.options.count() != c.options.count();
   c.pods.push_back(p.index);
   c.options = plan.options;
   c.filter = plan.filter;
@@ -1460,7 +1486,7 @@ bool Scheduler::add_to_inflight(QueuedPod& p, const PodVariant& v)
     const Template& t = m_templates[c.tmpl];
     // Cheapest necessary condition first: the summed requests must fit the largest option.
     const model::Resources total = c.requests + p.requests;
-    if (!fits_dims(total, c.max_alloc, m_dims)) {
+    if (!fits_dims(total, c.max_alloc, m_dims) || host_blocked(k_claim_host_base + c.id)) {
       continue;
     }
     if (!tolerates(spec, v, t.np->pool->taints)) {
@@ -1596,8 +1622,48 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
   return false;
 }
 
+bool Scheduler::prepare_checks(const QueuedPod& p, const PodVariant& v)
+{
+  m_host_checks.clear();
+  if (p.topo == nullptr || !p.topo->any) {
+    return true;
+  }
+  const SpecTopo& st = *p.topo;
+  bool possible = true;
+  const auto anti = [&](const TopologyGroup& g) {
+    if (g.hostname) {
+      m_host_checks.push_back({&g, 0});
+    } else if (!g.has_empty_domain()) {
+      possible = false; // no empty domain anywhere: nextDomainAntiAffinity is always empty
+    }
+  };
+  for (const auto i : v.spread) {
+    if (st.spread_group[i] >= 0) {
+      const auto gi = static_cast<std::uint32_t>(st.spread_group[i]);
+      const auto& g = m_groups[gi];
+      if (g.hostname) {
+        const bool self = std::binary_search(st.selecting.begin(), st.selecting.end(), gi);
+        m_host_checks.push_back({&g, g.max_skew - (self ? 1 : 0)});
+      }
+    }
+  }
+  for (const auto gi : st.anti_required) {
+    anti(m_groups[gi]);
+  }
+  for (std::size_t i = v.preferred_anti_affinity_removed; i < st.anti_preferred.size(); ++i) {
+    anti(m_groups[st.anti_preferred[i]]);
+  }
+  for (const auto gi : st.inverse_selecting) {
+    anti(m_inverse[gi]);
+  }
+  return possible;
+}
+
 bool Scheduler::add(QueuedPod& p, const PodVariant& v, std::string* err)
 {
+  if (!prepare_checks(p, v) && err == nullptr) {
+    return false;
+  }
   if (add_to_existing(p, v)) {
     return true;
   }
@@ -1670,12 +1736,14 @@ void Scheduler::finalize(SolveResult& out)
     // TruncateInstanceTypes: order by the cheapest available compatible offering (ties keep
     // catalog order), keep the first max_instance_types, re-check minValues.
     std::vector<std::pair<double, std::size_t>> priced;
-    c.options.for_each([&](std::size_t i) { priced.emplace_back(t.types->types()[i].cheapest_price(c.filter), i); });
-    std::stable_sort(priced.begin(), priced.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
     const auto max_types = static_cast<std::size_t>(std::max(0, m_input.options.max_instance_types));
-    if (priced.size() > max_types) {
-      priced.resize(max_types);
+    for (const auto i : t.types->price_order(c.filter)) {
+      if (priced.size() >= max_types) {
+        break;
+      }
+      if (c.options.test(i)) {
+        priced.emplace_back(0.0, i);
+      }
     }
     TypeSet truncated(t.types->size(), false);
     for (const auto& [price, i] : priced) {
@@ -1698,17 +1766,20 @@ void Scheduler::finalize(SolveResult& out)
     for (const auto& [price, i] : priced) {
       nc.instance_types.push_back(t.types->types()[i].it);
     }
-    // ToNodeClaim: instance-type In [options], capacity-type In [their offerings' types].
-    Req it_req;
-    it_req.key = m_in.k_instance_type;
-    for (const auto* it : nc.instance_types) {
-      it_req.values.push_back(m_in.value(it->name));
-    }
-    std::sort(it_req.values.begin(), it_req.values.end());
+    // ToNodeClaim: instance-type In [options] (every option already satisfies the claim's own
+    // instance-type requirement, so this is the intersection), capacity-type In [their
+    // offerings' capacity types].
+    model::Requirement it_req;
+    it_req.key = std::string(model::labels::k_instance_type);
     if (const Req* existing = c.reqs.find(m_in.k_instance_type)) {
       it_req.min_values = existing->min_values;
     }
-    c.reqs.add(it_req, m_in);
+    c.reqs.erase(m_in.k_instance_type);
+    for (const auto i : t.types->by_name) {
+      if (truncated.test(i)) {
+        it_req.values.push_back(t.types->types()[i].it->name);
+      }
+    }
     std::uint32_t cts = 0;
     for (const auto& [price, i] : priced) {
       for (const auto& o : t.types->types()[i].offerings) {
@@ -1757,6 +1828,7 @@ void Scheduler::finalize(SolveResult& out)
     c.reqs.erase(k_reg);
     c.reqs.erase(k_init);
     nc.requirements = to_model(c.reqs, m_in);
+    nc.requirements.add(it_req);
     nc.requests = c.requests;
     nc.pods = c.pods;
     nc.taints = t.np->pool->taints;

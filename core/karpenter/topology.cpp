@@ -40,7 +40,12 @@ bool TopologyGroup::counts_existing(const model::PodSpec& spec) const
   return namespace_matches(spec.namespace_) && (selector_nil || selector.matches(spec.labels));
 }
 
-std::int32_t TopologyGroup::count(ValueId d) const
+bool TopologyGroup::has_empty_domain() const
+{
+  return std::any_of(domains.begin(), domains.end(), [](const auto& d) { return d.second == 0; });
+}
+
+std::int32_t TopologyGroup::count_slow(ValueId d) const
 {
   if (hostname) {
     auto it = host_counts.find(d);
@@ -54,7 +59,7 @@ std::int32_t TopologyGroup::count(ValueId d) const
 bool TopologyGroup::registered(ValueId d) const
 {
   if (hostname) {
-    return host_counts.contains(d);
+    return count(d) > 0;
   }
   auto it = std::lower_bound(domains.begin(), domains.end(), d,
                              [](const std::pair<ValueId, std::int32_t>& a, ValueId v) { return a.first < v; });
@@ -76,7 +81,13 @@ void TopologyGroup::register_domain(ValueId d)
 void TopologyGroup::record(ValueId d)
 {
   std::int32_t* c = nullptr;
-  if (hostname) {
+  if (hostname && d >= k_claim_host_base) {
+    const std::size_t i = d - k_claim_host_base;
+    if (claim_counts.size() <= i) {
+      claim_counts.resize(i + 1, 0);
+    }
+    c = &claim_counts[i];
+  } else if (hostname) {
     c = &host_counts[d];
   } else {
     auto it = std::lower_bound(domains.begin(), domains.end(), d,
@@ -163,6 +174,11 @@ void for_each_domain(const TopologyGroup& g, F&& f)
   if (g.hostname) {
     for (const auto& [d, c] : g.host_counts) {
       f(d, c);
+    }
+    for (std::size_t i = 0; i < g.claim_counts.size(); ++i) {
+      if (g.claim_counts[i] > 0) {
+        f(static_cast<ValueId>(k_claim_host_base + i), g.claim_counts[i]);
+      }
     }
   } else {
     for (const auto& [d, c] : g.domains) {

@@ -54,7 +54,9 @@ struct TopologyGroup
   std::vector<std::pair<ValueId, std::int32_t>> domains;
   // Hostname keys: counts of hostnames with matching pods (registered empty hostnames are not
   // stored; nothing upstream distinguishes them from unknown ones for the hostname key).
+  // In-round NodeClaims (ids from k_claim_host_base) are counted in a dense vector.
   std::unordered_map<ValueId, std::int32_t> host_counts;
+  std::vector<std::int32_t> claim_counts;
   std::int32_t nonzero = 0; // domains with a count > 0
 
   [[nodiscard]] bool namespace_matches(const std::string& ns) const;
@@ -63,7 +65,17 @@ struct TopologyGroup
   // Existing pods counted by countDomains (a nil selector lists every pod of the namespaces).
   [[nodiscard]] bool counts_existing(const model::PodSpec& spec) const;
 
-  [[nodiscard]] std::int32_t count(ValueId d) const;
+  [[nodiscard]] std::int32_t count(ValueId d) const
+  {
+    if (hostname && d >= k_claim_host_base) {
+      const std::size_t i = d - k_claim_host_base;
+      return i < claim_counts.size() ? claim_counts[i] : 0;
+    }
+    return count_slow(d);
+  }
+  [[nodiscard]] std::int32_t count_slow(ValueId d) const;
+  // Domains with a count of 0 among the registered ones (non-hostname keys).
+  [[nodiscard]] bool has_empty_domain() const;
   [[nodiscard]] bool registered(ValueId d) const;
   void register_domain(ValueId d);
   void record(ValueId d);
