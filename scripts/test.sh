@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 ./scripts/deps.sh chromium || echo "capsim: chromium could not be installed; the HTML rendering test will skip" >&2
 
 build=build/asan
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCAPSIM_SANITIZE=ON \
+# -O1: the sanitized tests run several times faster than at -O0 and stay debuggable.
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCAPSIM_SANITIZE=ON \
   -DCMAKE_COMPILE_WARNING_AS_ERROR=ON -DCAPSIM_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 

@@ -1,6 +1,7 @@
 // `capsim trace stats|convert|generate`: summarise, convert and synthesise pod traces (SPEC §3).
 #include "cli/commands/commands.hpp"
 #include "core/base/quantity.hpp"
+#include "core/base/text.hpp"
 #include "core/io/files.hpp"
 #include "core/io/trace.hpp"
 #include "core/io/trace_stats.hpp"
@@ -11,6 +12,8 @@
 
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace capsim::cli {
 
@@ -82,6 +85,8 @@ struct GenerateOptions
   std::int32_t max = 0;
   std::string period = "24h";
   double rate_per_hour = 0;
+  double peak_rate_per_hour = 0;
+  std::string shapes;
   std::string steps;
   std::string at = "0s";
   std::int32_t count = 0;
@@ -99,6 +104,32 @@ Duration duration_flag(const std::string& text, const std::string& flag)
     throw InputError(SourceLocation{flag, 0, 0}, d.error());
   }
   return *d;
+}
+
+// --shapes CPU/MEMORY,... e.g. 250m/512Mi,1/2Gi,8/32Gi; empty = none.
+std::vector<model::Resources> parse_shapes(const std::string& text)
+{
+  std::vector<model::Resources> out;
+  if (text.empty()) {
+    return out;
+  }
+  for (const auto& part : split(text, ',')) {
+    const std::string shape(trim(part));
+    const auto slash = shape.find('/');
+    if (slash == std::string::npos) {
+      throw InputError(SourceLocation{"--shapes", 0, 0},
+                       fmt::format("shape '{}' is not CPU/MEMORY (e.g. 250m/512Mi)", shape));
+    }
+    model::Resources r;
+    if (const auto e = model::set_resource(r, "cpu", shape.substr(0, slash)); !e.empty()) {
+      throw InputError(SourceLocation{"--shapes", 0, 0}, fmt::format("shape '{}': {}", shape, e));
+    }
+    if (const auto e = model::set_resource(r, "memory", shape.substr(slash + 1)); !e.empty()) {
+      throw InputError(SourceLocation{"--shapes", 0, 0}, fmt::format("shape '{}': {}", shape, e));
+    }
+    out.push_back(r);
+  }
+  return out;
 }
 
 int run_generate(const GenerateOptions& o)
@@ -126,6 +157,11 @@ int run_generate(const GenerateOptions& o)
       throw InputError(SourceLocation{"--rate-per-hour", 0, 0}, "poisson needs --rate-per-hour > 0");
     }
     g.rate_per_hour = o.rate_per_hour;
+    g.peak_rate_per_hour = o.peak_rate_per_hour;
+    g.period = duration_flag(o.period, "--period");
+    if (g.period < k_minute) {
+      throw InputError(SourceLocation{"--period", 0, 0}, "--period must be at least 1m");
+    }
   } else if (o.pattern == "steps") {
     auto steps = io::parse_steps_spec(o.steps);
     if (!steps) {
@@ -152,10 +188,12 @@ int run_generate(const GenerateOptions& o)
   if (const auto e = model::set_resource(requests, "memory", o.memory); !e.empty()) {
     throw InputError(SourceLocation{"--memory", 0, 0}, e);
   }
+  const std::vector<model::Resources> shapes = parse_shapes(o.shapes);
   // The same streams a scenario generator with this template and pattern uses.
   const std::string stream = io::generator_stream(g, 0);
   Rng arrivals(o.seed, stream);
   Rng runtimes(o.seed, stream + "/runtime");
+  Rng shape_draws(o.seed, stream + "/shapes");
   const auto generated = io::generate_arrivals(g, horizon, arrivals, runtimes);
   auto spec = std::make_shared<model::PodSpec>();
   spec->template_name = o.template_name;
@@ -167,7 +205,7 @@ int run_generate(const GenerateOptions& o)
     model::Pod p;
     p.name = fmt::format("{}-{}", o.template_name, n++);
     p.spec = spec;
-    p.requests = requests;
+    p.requests = shapes.empty() ? requests : shapes[shape_draws.below(shapes.size())];
     p.arrival = a.arrival;
     p.runtime = a.runtime;
     p.departure = a.departure;
@@ -230,8 +268,10 @@ void add_trace_command(CLI::App& app, CommandResult& result)
   g->add_option("--duration", gen->duration, "Length of the trace (default 24h)");
   g->add_option("--min", gen->min, "diurnal: replicas at the trough (t=0)");
   g->add_option("--max", gen->max, "diurnal: replicas at the peak (t=period/2)");
-  g->add_option("--period", gen->period, "diurnal: period of the sinusoid (default 24h)");
-  g->add_option("--rate-per-hour", gen->rate_per_hour, "poisson: mean arrivals per hour");
+  g->add_option("--period", gen->period, "diurnal, poisson with --peak-rate-per-hour: period of the cycle (default 24h)");
+  g->add_option("--rate-per-hour", gen->rate_per_hour, "poisson: mean arrivals per hour (at t=0 with --peak-rate-per-hour)");
+  g->add_option("--peak-rate-per-hour", gen->peak_rate_per_hour,
+                "poisson: the rate cycles from --rate-per-hour (t=0) to this (t=period/2) and back");
   g->add_option("--steps", gen->steps, "steps: TIME=REPLICAS,... e.g. 0s=10,2h=40,6h=5");
   g->add_option("--at", gen->at, "burst: arrival time of the burst (default 0s)");
   g->add_option("--count", gen->count, "burst: number of pods");
@@ -241,6 +281,8 @@ void add_trace_command(CLI::App& app, CommandResult& result)
                 "lognormal:median=20m,p95=2h | uniform:min=1m,max=5m (default: until the end)");
   g->add_option("--cpu", gen->cpu, "cpu request of every pod (default 500m)");
   g->add_option("--memory", gen->memory, "memory request of every pod (default 512Mi)");
+  g->add_option("--shapes", gen->shapes,
+                "requests drawn uniformly per pod from CPU/MEMORY,... (e.g. 250m/512Mi,1/2Gi,8/32Gi); overrides --cpu/--memory");
   g->add_option("--template", gen->template_name, "template column: a workload name in your scenario (default generated)");
   g->footer("Patterns:\n"
             "  diurnal   replicas follow min + (max-min)(1-cos(2 pi t/period))/2, evaluated every minute;\n"

@@ -346,10 +346,15 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
                           "launchLatency", "maxNodeProvisionTime", "maxNodesTotal", "maxEmptyBulkDelete",
                           "maxScaleDownParallelism", "balanceSimilarNodeGroups", "skipNodesWithLocalStorage",
                           "skipNodesWithSystemPods", "useRealAllocatable", "rebalanceRecommendation",
-                          "newPodScaleUpDelay"})) {
+                          "newPodScaleUpDelay", "maxDrainParallelism", "scaleDownGpuUtilizationThreshold",
+                          "ignoreDaemonsetsUtilization", "expendablePodsPriorityCutoff",
+                          "unremovableNodeRecheckTimeout", "initialNodeGroupBackoffDuration",
+                          "maxNodeGroupBackoffDuration", "nodeGroupBackoffResetTimeout",
+                          "blockingSystemPodDisruptionTimeout", "registrationLatency", "rebalanceLeadTime"})) {
       if (const auto n = child(c, "expander"); present(n)) {
         if (auto v = m_r.string(n, w + ".expander")) {
-          const std::vector<std::string> known{"random", "most-pods", "least-waste", "price", "priority"};
+          const std::vector<std::string> known{"random", "most-pods", "least-waste", "least-nodes", "price",
+                                               "priority"};
           bool ok = true;
           for (const auto& part : split(*v, ',')) {
             const std::string name(trim(part));
@@ -384,6 +389,17 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
       set_bool(c, "useRealAllocatable", w, cs.use_real_allocatable);
       set_bool(c, "rebalanceRecommendation", w, cs.rebalance_recommendation);
       set_duration(c, "newPodScaleUpDelay", w, cs.new_pod_scale_up_delay);
+      set_int(c, "maxDrainParallelism", w, cs.max_drain_parallelism, 1, 1'000'000);
+      set_double(c, "scaleDownGpuUtilizationThreshold", w, cs.scale_down_gpu_utilization_threshold, 0.0, 1.0);
+      set_bool(c, "ignoreDaemonsetsUtilization", w, cs.ignore_daemonsets_utilization);
+      set_int(c, "expendablePodsPriorityCutoff", w, cs.expendable_pods_priority_cutoff, -2147483648LL, 2147483647LL);
+      set_duration(c, "unremovableNodeRecheckTimeout", w, cs.unremovable_node_recheck_timeout);
+      set_duration(c, "initialNodeGroupBackoffDuration", w, cs.initial_node_group_backoff_duration);
+      set_duration(c, "maxNodeGroupBackoffDuration", w, cs.max_node_group_backoff_duration);
+      set_duration(c, "nodeGroupBackoffResetTimeout", w, cs.node_group_backoff_reset_timeout);
+      set_duration(c, "blockingSystemPodDisruptionTimeout", w, cs.blocking_system_pod_disruption_timeout);
+      set_duration(c, "registrationLatency", w, cs.registration_latency);
+      set_duration(c, "rebalanceLeadTime", w, cs.rebalance_lead_time);
       if (cs.scan_interval <= 0) {
         m_r.error(c, fmt::format("'{}.scanInterval' must be positive", w));
         cs.scan_interval = 10 * k_second;
@@ -567,7 +583,7 @@ void ScenarioParser::read_generator(const YAML::Node& g, std::size_t index)
 {
   const std::string w = fmt::format("spec.workload.generators[{}]", index);
   if (!m_r.check_fields(g, w,
-                        {"template", "pattern", "min", "max", "period", "ratePerHour", "runtime", "steps", "at",
+                        {"template", "pattern", "min", "max", "period", "ratePerHour", "peakRatePerHour", "runtime", "steps", "at",
                          "count", "replicas"})) {
     return;
   }
@@ -590,7 +606,7 @@ void ScenarioParser::read_generator(const YAML::Node& g, std::size_t index)
   if (gen.pattern == "diurnal") {
     allowed = {"min", "max", "period"};
   } else if (gen.pattern == "poisson") {
-    allowed = {"ratePerHour", "runtime"};
+    allowed = {"ratePerHour", "peakRatePerHour", "period", "runtime"};
   } else if (gen.pattern == "steps") {
     allowed = {"steps"};
   } else if (gen.pattern == "burst") {
@@ -643,6 +659,18 @@ void ScenarioParser::read_generator(const YAML::Node& g, std::size_t index)
       } else {
         ok = false;
       }
+    }
+    if (const auto peak = child(g, "peakRatePerHour"); present(peak)) {
+      if (auto v = m_r.number(peak, w + ".peakRatePerHour", 0.0, 1e7)) {
+        gen.peak_rate_per_hour = *v;
+      } else {
+        ok = false;
+      }
+    }
+    set_duration(g, "period", w, gen.period);
+    if (gen.period < k_minute) {
+      m_r.error(g, fmt::format("'{}.period' must be at least 1m", w));
+      ok = false;
     }
   } else if (gen.pattern == "steps") {
     const auto steps = required("steps");

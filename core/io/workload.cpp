@@ -95,17 +95,29 @@ std::vector<GeneratedArrival> generate_arrivals(const model::Generator& g, Durat
     if (g.rate_per_hour <= 0) {
       return out;
     }
-    const double expected = g.rate_per_hour * static_cast<double>(horizon) / static_cast<double>(k_hour);
+    const double peak = std::max(g.rate_per_hour, g.peak_rate_per_hour);
+    const double expected = peak * static_cast<double>(horizon) / static_cast<double>(k_hour);
     if (expected > static_cast<double>(k_max_workload_pods)) {
       throw InputError(g.location, fmt::format("ratePerHour {} over {} makes about {:.0f} pods: refused as absurd",
                                                g.rate_per_hour, format_duration(horizon), expected));
     }
-    const double rate_per_ms = g.rate_per_hour / static_cast<double>(k_hour);
+    // A cycling rate is drawn by thinning: arrivals at the peak rate, each kept with
+    // probability rate(t) / peak (Lewis and Shedler), from the same stream.
+    const bool cycles = peak > g.rate_per_hour;
+    const double rate_per_ms = peak / static_cast<double>(k_hour);
+    const double two_pi = 2.0 * std::acos(-1.0);
     double t = 0;
     while (true) {
       t += arrivals.exponential(rate_per_ms);
       if (t >= static_cast<double>(horizon)) {
         break;
+      }
+      if (cycles) {
+        const double phase = two_pi * t / static_cast<double>(g.period);
+        const double rate = g.rate_per_hour + (peak - g.rate_per_hour) * (1.0 - std::cos(phase)) / 2.0;
+        if (arrivals.uniform() * peak >= rate) {
+          continue;
+        }
       }
       out.push_back(GeneratedArrival{static_cast<SimTime>(t), runtime(), -1});
       check_size(out.size(), g.location);

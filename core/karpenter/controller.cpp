@@ -54,6 +54,7 @@ SolveInput KarpenterController::solve_input(const cluster::Cluster& /*cluster*/,
   in.offering_available = [&actuator](std::string_view type, std::string_view zone, std::string_view ct) {
     return actuator.offering_available(type, zone, ct);
   };
+  in.availability_version = actuator.availability_version();
   in.options.ignore_preferences = m_scenario.settings.karpenter.preference_policy_ignore;
   in.options.min_values_best_effort = m_scenario.settings.karpenter.min_values_best_effort;
   in.options.max_instance_types = 600;

@@ -184,9 +184,15 @@ public:
   [[nodiscard]] const TypeSet& compatible_with(const Req& r, const Interner& in);
 
   // Re-evaluate offering availability (catalog flag and the predicate) for this solve.
+  // `version` != 0 names the predicate's answers: the same non-zero version as last time skips
+  // the re-evaluation.
   template <typename Pred>
-  void refresh_availability(Pred&& available)
+  void refresh_availability(std::uint64_t version, Pred&& available)
   {
+    if (version != 0 && m_availability_known && version == m_availability_version) {
+      return;
+    }
+    m_availability_version = version;
     bool changed = false;
     for (auto& t : m_types) {
       const auto before = t.available_zones;
@@ -243,6 +249,7 @@ private:
   std::unordered_map<std::uint64_t, std::pair<OfferingFilter, TypeSet>> m_with_offering;
   std::unordered_map<std::uint64_t, std::pair<OfferingFilter, std::vector<std::uint32_t>>> m_price_order;
   bool m_availability_known = false;
+  std::uint64_t m_availability_version = 0;
 };
 
 // Component-wise: requests fit in allocatable on the dimensions listed.

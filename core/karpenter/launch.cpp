@@ -74,12 +74,41 @@ bool offering_usable(const catalog::InstanceType& it, const catalog::Offering& o
          && req_allows(requirements, model::labels::k_capacity_type, o.capacity_type);
 }
 
+namespace {
+
+// offering_usable with the zone and capacity-type requirements looked up once per type, and
+// the (virtual) availability asked last: consolidation prices every option of every candidate.
+class OfferingGate
+{
+public:
+  OfferingGate(const model::Requirements& requirements, const OfferingAvailable& available)
+      : m_zone(requirements.find(model::labels::k_zone)),
+        m_capacity_type(requirements.find(model::labels::k_capacity_type)), m_available(available)
+  {
+  }
+
+  [[nodiscard]] bool usable(const catalog::InstanceType& it, const catalog::Offering& o) const
+  {
+    return o.available && (m_zone == nullptr || m_zone->has(o.zone))
+           && (m_capacity_type == nullptr || m_capacity_type->has(o.capacity_type))
+           && (!m_available || m_available(it.name, o.zone, o.capacity_type));
+  }
+
+private:
+  const model::Requirement* m_zone;
+  const model::Requirement* m_capacity_type;
+  const OfferingAvailable& m_available;
+};
+
+} // namespace
+
 double cheapest_price(const catalog::InstanceType& it, const model::Requirements& requirements,
                       const OfferingAvailable& available)
 {
+  const OfferingGate gate(requirements, available);
   double best = std::numeric_limits<double>::infinity();
   for (const auto& o : it.offerings) {
-    if (offering_usable(it, o, requirements, available)) {
+    if (gate.usable(it, o)) {
       best = std::min(best, o.price_per_hour);
     }
   }
@@ -89,10 +118,11 @@ double cheapest_price(const catalog::InstanceType& it, const model::Requirements
 double worst_launch_price(const catalog::InstanceType& it, const model::Requirements& requirements,
                           const OfferingAvailable& available)
 {
+  const OfferingGate gate(requirements, available);
   for (const std::string_view ct : {model::k_capacity_reserved, model::k_capacity_spot, model::k_capacity_on_demand}) {
     double worst = -1;
     for (const auto& o : it.offerings) {
-      if (o.capacity_type == ct && offering_usable(it, o, requirements, available)) {
+      if (o.capacity_type == ct && gate.usable(it, o)) {
         worst = std::max(worst, o.price_per_hour);
       }
     }

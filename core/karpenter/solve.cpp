@@ -425,11 +425,11 @@ void Scheduler::prepare_pools()
     auto& pt = m_cache.pool_types(i, inputs[i].instance_types);
     const auto& pred = m_input.offering_available;
     if (pred) {
-      pt.refresh_availability([&](const catalog::InstanceType& it, const catalog::Offering& o) {
+      pt.refresh_availability(m_input.availability_version, [&](const catalog::InstanceType& it, const catalog::Offering& o) {
         return pred(it.name, o.zone, o.capacity_type);
       });
     } else {
-      pt.refresh_availability([](const catalog::InstanceType&, const catalog::Offering&) { return true; });
+      pt.refresh_availability(1, [](const catalog::InstanceType&, const catalog::Offering&) { return true; });
     }
     m_pool_types[i] = &pt;
     for (const auto& t : inputs[i].pool->taints) {

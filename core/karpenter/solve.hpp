@@ -89,6 +89,9 @@ struct SolveInput
   // limits minus the capacity of its existing nodes.
   std::vector<Limits> remaining_limits;
   OfferingAvailable offering_available;
+  // Version of offering_available's answers (sim::Actuator::availability_version); when
+  // non-zero and unchanged since the cache last looked, availability is not re-evaluated.
+  std::uint64_t availability_version = 0;
   SolveOptions options;
   // Optional reuse of interned catalog / node / pod-spec data across calls (same results).
   SolveCache* cache = nullptr;

@@ -102,6 +102,9 @@ struct Generator
   std::int32_t max = 0;
   Duration period = 24 * k_hour;
   double rate_per_hour = 0;
+  // poisson: when above rate_per_hour, the rate follows a daily-style cycle from rate_per_hour
+  // (t=0) to this peak (t=period/2), like diurnal's replicas.
+  double peak_rate_per_hour = 0;
   std::vector<Step> steps;
   SimTime at = 0;     // burst start
   std::int32_t count = 0; // burst size

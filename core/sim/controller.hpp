@@ -62,6 +62,11 @@ public:
   [[nodiscard]] virtual bool offering_available(std::string_view instance_type, std::string_view zone,
                                                 std::string_view capacity_type) const = 0;
 
+  // Changes whenever the answers of offering_available may have changed (an offering marked
+  // unavailable, or a mark expired); 0 = unknown, callers must re-ask. Lets Karpenter's solve
+  // skip re-checking every offering of every pool on each simulation.
+  [[nodiscard]] virtual std::uint64_t availability_version() const { return 0; }
+
   // Record a decision for --explain and the HTML report.
   virtual void record(report::Decision decision) = 0;
 

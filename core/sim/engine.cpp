@@ -300,8 +300,18 @@ void Engine::delete_node(NodeIndex index, DeleteReason reason)
 
 bool Engine::offering_available(std::string_view instance_type, std::string_view zone, std::string_view capacity_type) const
 {
-  auto it = m_unavailable.find(std::make_tuple(std::string(instance_type), std::string(zone), std::string(capacity_type)));
-  return it == m_unavailable.end() || it->second <= m_now;
+  for (const auto& u : m_unavailable) {
+    if (u.until > m_now && u.instance_type == instance_type && u.zone == zone && u.capacity_type == capacity_type) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::uint64_t Engine::availability_version() const
+{
+  // +1 keeps the version away from 0 ("unknown").
+  return m_unavailable_changes + 1;
 }
 
 bool Engine::ice_active(std::string_view instance_type, std::string_view zone, std::string_view capacity_type) const
@@ -322,7 +332,14 @@ bool Engine::ice_active(std::string_view instance_type, std::string_view zone, s
 void Engine::mark_unavailable(std::string_view instance_type, std::string_view zone, std::string_view capacity_type,
                               Duration ttl)
 {
-  m_unavailable[std::make_tuple(std::string(instance_type), std::string(zone), std::string(capacity_type))] = m_now + ttl;
+  ++m_unavailable_changes;
+  for (auto& u : m_unavailable) {
+    if (u.instance_type == instance_type && u.zone == zone && u.capacity_type == capacity_type) {
+      u.until = m_now + ttl;
+      return;
+    }
+  }
+  m_unavailable.push_back({std::string(instance_type), std::string(zone), std::string(capacity_type), m_now + ttl});
 }
 
 void Engine::record(report::Decision decision)
@@ -531,6 +548,16 @@ void Engine::bill(const cluster::NodeState& node, SimTime until)
   }
   m_cost_by_pool[pool_name(node)] += cost;
   m_cost_billed += cost;
+  BilledInterval b{node.created_at, node.created_at + alive, node.price_per_hour,
+                   node.capacity_type == model::k_capacity_spot, 0.0};
+  if (b.spot && node.instance_type != nullptr) {
+    for (const auto& o : node.instance_type->offerings) {
+      if (o.zone == node.zone && o.capacity_type == model::k_capacity_on_demand) {
+        b.on_demand_list_per_hour = o.price_per_hour;
+      }
+    }
+  }
+  m_billed.push_back(b);
 }
 
 void Engine::spot_notice(NodeIndex index)
@@ -650,6 +677,12 @@ void Engine::advance_to(SimTime t)
   m_mem_alloc_ms += dt * static_cast<long double>(m_sums.mem_alloc);
   m_mem_req_ms += dt * static_cast<long double>(m_sums.mem_req);
   m_now = t;
+  const auto expired = std::remove_if(m_unavailable.begin(), m_unavailable.end(),
+                                      [&](const Unavailable& u) { return u.until <= m_now; });
+  if (expired != m_unavailable.end()) {
+    m_unavailable.erase(expired, m_unavailable.end());
+    ++m_unavailable_changes;
+  }
 }
 
 void Engine::sample_timeline()
@@ -783,7 +816,10 @@ report::EngineResult Engine::finish_result(Controller& controller)
   r.cost.spot_usd = m_cost_spot;
   r.cost.total_usd = m_cost_od + m_cost_spot;
   r.cost.by_pool = m_cost_by_pool;
-  r.cost.effective_total_usd = r.cost.total_usd;
+  const auto& pricing = m_input.scenario->settings.pricing;
+  const bool adjusted = pricing.on_demand_discount > 0 || pricing.savings_plan_usd_per_hour > 0
+                        || pricing.node_overhead_usd_per_hour > 0 || pricing.min_spot_discount > 0;
+  r.cost.effective_total_usd = adjusted ? effective_cost(m_billed, pricing, m_input.end) : r.cost.total_usd;
   r.lower_bound.total_usd = m_bound_usd;
   r.lower_bound.efficiency = report::efficiency(m_bound_usd, r.cost.total_usd);
   if (!m_bound_covered) {

@@ -5,6 +5,7 @@
 #include "core/model/scenario.hpp"
 #include "core/report/result.hpp"
 #include "core/sim/controller.hpp"
+#include "core/sim/effective_cost.hpp"
 #include "core/sim/event_queue.hpp"
 #include "core/sim/placement.hpp"
 #include "core/report/lower_bound.hpp"
@@ -53,6 +54,7 @@ public:
   void delete_node(cluster::NodeIndex node, DeleteReason reason) override;
   [[nodiscard]] bool offering_available(std::string_view instance_type, std::string_view zone,
                                         std::string_view capacity_type) const override;
+  [[nodiscard]] std::uint64_t availability_version() const override;
   void record(report::Decision decision) override;
   void set_disrupted(cluster::NodeIndex node, bool disrupted) override;
 
@@ -103,7 +105,16 @@ private:
   std::vector<SimTime> m_reclaim_at; // per node: when its spot instance is reclaimed, or -1
   std::vector<std::vector<model::Taint>> m_startup_taints; // per node, removed when ready
   PlacerState m_placer_state;
-  std::map<std::tuple<std::string, std::string, std::string>, SimTime, std::less<>> m_unavailable;
+  // The unavailable-offerings cache: a handful of live entries, dropped when they expire.
+  struct Unavailable
+  {
+    std::string instance_type;
+    std::string zone;
+    std::string capacity_type;
+    SimTime until = 0;
+  };
+  std::vector<Unavailable> m_unavailable;
+  std::uint64_t m_unavailable_changes = 0; // bumped on every mark and expiry
   // InsufficientCapacity windows from scenario events.
   struct IceWindow
   {
@@ -144,6 +155,7 @@ private:
 
   report::EngineResult m_result;
   std::vector<Duration> m_pending_durations;
+  std::vector<BilledInterval> m_billed; // for spec.pricing's effective cost
   double m_cost_od = 0;
   double m_cost_spot = 0;
   double m_cost_billed = 0; // of terminated nodes, for the timeline

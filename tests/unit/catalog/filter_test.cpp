@@ -41,7 +41,7 @@ std::vector<std::string> names_matching(const Catalog& c, const model::Requireme
 
 } // namespace
 
-TEST_CASE("--where expressions", "[catalog][filter]")
+TEST_CASE("catalog --where expressions", "[catalog][filter]")
 {
   const auto in = parse_where("karpenter.k8s.aws/instance-family In m5, c6i", {"--where"});
   CHECK(in.key == "karpenter.k8s.aws/instance-family");

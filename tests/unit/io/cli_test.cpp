@@ -77,6 +77,15 @@ TEST_CASE("cli: trace generate is seeded; convert and stats read it back", "[io]
   CHECK(out.find("\"cpu_millis\"") != std::string::npos);
   CHECK(capsim("trace stats " + (dir / "missing.csv").string(), &out) == 2);
   CHECK(out.find("missing.csv: error: cannot read") != std::string::npos);
+  // --shapes draws each pod's requests from the list, seeded.
+  REQUIRE(capsim("trace generate --pattern poisson --rate-per-hour 600 --duration 1h --shapes 250m/512Mi,8/32Gi "
+                 "--seed 3 --out " + (dir / "shapes.csv").string()) == 0);
+  const std::string shapes = slurp(dir / "shapes.csv");
+  CHECK(shapes.find(",250m,512Mi,") != std::string::npos);
+  CHECK(shapes.find(",8000m,32768Mi,") != std::string::npos);
+  CHECK(capsim("trace generate --pattern poisson --rate-per-hour 60 --shapes 1/2Gi,2 --out " +
+                   (dir / "bad-shape.csv").string(), &out) == 2);
+  CHECK(out.find("--shapes: error: shape '2' is not CPU/MEMORY") != std::string::npos);
   // A failed generate leaves no partial file behind.
   CHECK(capsim("trace generate --pattern steps --steps 2h=1,1h=2 --out " + (dir / "bad.csv").string(), &out) == 2);
   CHECK_FALSE(std::filesystem::exists(dir / "bad.csv"));

@@ -127,7 +127,11 @@ spec:
                       maxNodesTotal: 300, maxEmptyBulkDelete: 5, maxScaleDownParallelism: 7,
                       balanceSimilarNodeGroups: true, skipNodesWithLocalStorage: false,
                       skipNodesWithSystemPods: false, useRealAllocatable: true, rebalanceRecommendation: true,
-                      newPodScaleUpDelay: 30s}
+                      newPodScaleUpDelay: 30s, maxDrainParallelism: 3, scaleDownGpuUtilizationThreshold: 0.4,
+                      ignoreDaemonsetsUtilization: true, expendablePodsPriorityCutoff: -5,
+                      unremovableNodeRecheckTimeout: 6m, initialNodeGroupBackoffDuration: 4m,
+                      maxNodeGroupBackoffDuration: 20m, nodeGroupBackoffResetTimeout: 2h,
+                      blockingSystemPodDisruptionTimeout: 30m, registrationLatency: 15s, rebalanceLeadTime: 8m}
   spot: {interruptionModel: none, hazardMultiplier: 2.5}
   pricing: {onDemandDiscount: 0.1, savingsPlanUsdPerHour: 12.5, savingsPlanDiscount: 0.3,
             nodeOverheadUsdPerHour: 0.01, minSpotDiscount: 0.2}
@@ -170,6 +174,17 @@ spec:
   CHECK(c.use_real_allocatable);
   CHECK(c.rebalance_recommendation);
   CHECK(c.new_pod_scale_up_delay == 30 * k_second);
+  CHECK(c.max_drain_parallelism == 3);
+  CHECK(c.scale_down_gpu_utilization_threshold == Approx(0.4));
+  CHECK(c.ignore_daemonsets_utilization);
+  CHECK(c.expendable_pods_priority_cutoff == -5);
+  CHECK(c.unremovable_node_recheck_timeout == 6 * k_minute);
+  CHECK(c.initial_node_group_backoff_duration == 4 * k_minute);
+  CHECK(c.max_node_group_backoff_duration == 20 * k_minute);
+  CHECK(c.node_group_backoff_reset_timeout == 2 * k_hour);
+  CHECK(c.blocking_system_pod_disruption_timeout == 30 * k_minute);
+  CHECK(c.registration_latency == 15 * k_second);
+  CHECK(c.rebalance_lead_time == 8 * k_minute);
   CHECK(st.spot.interruption_model == "none");
   CHECK(st.spot.hazard_multiplier == Approx(2.5));
   CHECK(st.pricing.on_demand_discount == Approx(0.1));

@@ -51,7 +51,7 @@ model::Scenario with(const std::vector<std::string>& sets)
 
 } // namespace
 
-TEST_CASE("--set overrides existing and new fields of any document", "[io][set]")
+TEST_CASE("capsim --set overrides existing and new fields of any document", "[io][set]")
 {
   const auto s = with({"Scenario.spec.duration=2h", "NodePool/default.spec.disruption.consolidateAfter=5m",
                        "NodeGroup/ng.spec.maxSize=20", "Deployment/web.spec.replicas=30",
@@ -75,13 +75,13 @@ TEST_CASE("--set overrides existing and new fields of any document", "[io][set]"
   CHECK(with({}).workloads.at(0).replicas == 2);
 }
 
-TEST_CASE("--set: an empty value resets a field to its default", "[io][set]")
+TEST_CASE("capsim --set: an empty value resets a field to its default", "[io][set]")
 {
   const auto s = with({"NodePool/default.spec.disruption.consolidateAfter="});
   CHECK(s.node_pools.at(0).consolidate_after == 0);
 }
 
-TEST_CASE("--set: a path that does not exist names the nearest valid one", "[io][set]")
+TEST_CASE("capsim --set: a path that does not exist names the nearest valid one", "[io][set]")
 {
   const auto errors = errors_of(k_stream, {"NodePool/default.spec.disruption.consolidateAftr=5m",
                                            "Scenario.spec.duraton=2h", "Deployment/web.spec.replicaz=3",
@@ -115,7 +115,7 @@ TEST_CASE("--set: a path that does not exist names the nearest valid one", "[io]
                          "NodePool/default.spec.disruption.consolidateAfter=5m"));
 }
 
-TEST_CASE("--set: values are validated like the file", "[io][set]")
+TEST_CASE("capsim --set: values are validated like the file", "[io][set]")
 {
   const auto errors = errors_of(k_stream, {"NodeGroup/ng.spec.maxSize=-1", "Deployment/web.spec.replicas=[1"});
   CAPTURE(errors);

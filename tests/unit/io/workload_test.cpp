@@ -176,6 +176,32 @@ TEST_CASE("workload: poisson arrivals and runtime distributions", "[io][workload
   CHECK(io::draw_runtime(fixed, rng) == 42 * k_second);
 }
 
+TEST_CASE("workload: poisson with peakRatePerHour cycles between the two rates", "[io][workload][generator]")
+{
+  const auto s = scenario(R"(  duration: 48h
+  seed: 4
+  workload:
+    generators:
+      - {template: job, pattern: poisson, ratePerHour: 100, peakRatePerHour: 500, period: 24h, runtime: 1m}
+)");
+  const auto pods = io::expand_workload(s);
+  const auto gen = pods_named(pods, "job-g0-");
+  // Mean rate (100 + 500) / 2 = 300/h over 48 h: 14,400 expected, sd 120.
+  CHECK(gen.size() > 14400 - 600);
+  CHECK(gen.size() < 14400 + 600);
+  // Around the trough (t in [0, 2h) and [22h, 26h)) the rate is near 100/h; around the peak
+  // (t in [10h, 14h)) near 500/h: 4h windows expect about 420 and 1,960 arrivals.
+  const auto in_window = [&](SimTime from, SimTime to) {
+    return std::count_if(gen.begin(), gen.end(), [&](const model::Pod& p) { return p.arrival >= from && p.arrival < to; });
+  };
+  const auto trough = in_window(22 * k_hour, 26 * k_hour);
+  const auto peak = in_window(10 * k_hour, 14 * k_hour);
+  CHECK(trough > 300);
+  CHECK(trough < 560);
+  CHECK(peak > 1750);
+  CHECK(peak < 2170);
+}
+
 TEST_CASE("workload: generators are deterministic per seed and per stream", "[io][workload][generator]")
 {
   const std::string one = R"(  duration: 6h
