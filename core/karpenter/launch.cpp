@@ -10,6 +10,30 @@ namespace capsim::karpenter {
 
 namespace {
 
+// offering_usable with the zone and capacity-type requirements looked up once per type, and
+// the (virtual) availability asked last: consolidation prices every option of every candidate.
+class OfferingGate
+{
+public:
+  OfferingGate(const model::Requirements& requirements, const OfferingAvailable& available)
+      : m_zone(requirements.find(model::labels::k_zone)),
+        m_capacity_type(requirements.find(model::labels::k_capacity_type)), m_available(available)
+  {
+  }
+
+  [[nodiscard]] bool usable(const catalog::InstanceType& it, const catalog::Offering& o) const
+  {
+    return o.available && (m_zone == nullptr || m_zone->has(o.zone))
+           && (m_capacity_type == nullptr || m_capacity_type->has(o.capacity_type))
+           && (!m_available || m_available(it.name, o.zone, o.capacity_type));
+  }
+
+private:
+  const model::Requirement* m_zone;
+  const model::Requirement* m_capacity_type;
+  const OfferingAvailable& m_available;
+};
+
 bool req_allows(const model::Requirements& reqs, std::string_view key, std::string_view value)
 {
   const auto* r = reqs.find(key);
@@ -41,11 +65,11 @@ struct Candidate
   std::vector<const catalog::Offering*> offerings;
 };
 
-double candidate_price(const Candidate& c, const model::Requirements& reqs, const OfferingAvailable& available)
+double candidate_price(const Candidate& c, const OfferingGate& gate)
 {
   double best = std::numeric_limits<double>::infinity();
   for (const auto* o : c.offerings) {
-    if (offering_usable(*c.it, *o, reqs, available)) {
+    if (gate.usable(*c.it, *o)) {
       best = std::min(best, o->price_per_hour);
     }
   }
@@ -74,33 +98,6 @@ bool offering_usable(const catalog::InstanceType& it, const catalog::Offering& o
          && req_allows(requirements, model::labels::k_capacity_type, o.capacity_type);
 }
 
-namespace {
-
-// offering_usable with the zone and capacity-type requirements looked up once per type, and
-// the (virtual) availability asked last: consolidation prices every option of every candidate.
-class OfferingGate
-{
-public:
-  OfferingGate(const model::Requirements& requirements, const OfferingAvailable& available)
-      : m_zone(requirements.find(model::labels::k_zone)),
-        m_capacity_type(requirements.find(model::labels::k_capacity_type)), m_available(available)
-  {
-  }
-
-  [[nodiscard]] bool usable(const catalog::InstanceType& it, const catalog::Offering& o) const
-  {
-    return o.available && (m_zone == nullptr || m_zone->has(o.zone))
-           && (m_capacity_type == nullptr || m_capacity_type->has(o.capacity_type))
-           && (!m_available || m_available(it.name, o.zone, o.capacity_type));
-  }
-
-private:
-  const model::Requirement* m_zone;
-  const model::Requirement* m_capacity_type;
-  const OfferingAvailable& m_available;
-};
-
-} // namespace
 
 double cheapest_price(const catalog::InstanceType& it, const model::Requirements& requirements,
                       const OfferingAvailable& available)
@@ -167,6 +164,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
 {
   LaunchDecision d;
   const auto& avail = options.offering_available;
+  const OfferingGate gate(reqs, avail);
   const bool has_min_values = std::any_of(reqs.items().begin(), reqs.items().end(),
                                           [](const model::Requirement& r) { return r.min_values.has_value(); });
   const auto ice = [&](std::string why) {
@@ -187,7 +185,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     }
     bool any = false;
     for (const auto* o : c.offerings) {
-      any = any || offering_usable(*it, *o, reqs, avail);
+      any = any || gate.usable(*it, *o);
     }
     if (any) {
       cands.push_back(std::move(c));
@@ -217,7 +215,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     bool has_od = false;
     for (const auto& c : cands) {
       for (const auto* o : c.offerings) {
-        if (!offering_usable(*c.it, *o, reqs, avail)) {
+        if (!gate.usable(*c.it, *o)) {
           continue;
         }
         if (o->capacity_type == model::k_capacity_on_demand) {
@@ -247,7 +245,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   // Truncate: cheapest first (stable), first max_instance_types, minValues re-checked.
   std::vector<std::pair<double, std::size_t>> priced;
   for (std::size_t i = 0; i < cands.size(); ++i) {
-    priced.emplace_back(candidate_price(cands[i], reqs, avail), i);
+    priced.emplace_back(candidate_price(cands[i], gate), i);
   }
   std::stable_sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (priced.size() > static_cast<std::size_t>(std::max(0, options.max_instance_types))) {
@@ -274,7 +272,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     }
     const bool any = std::any_of(ordered.begin(), ordered.end(), [&](const Candidate& c) {
       return std::any_of(c.offerings.begin(), c.offerings.end(), [&](const catalog::Offering* o) {
-        return o->capacity_type == want && offering_usable(*c.it, *o, reqs, avail);
+        return o->capacity_type == want && gate.usable(*c.it, *o);
       });
     });
     if (any) {
@@ -292,7 +290,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   std::set<std::pair<const catalog::InstanceType*, std::string>> seen;
   for (const auto& c : ordered) {
     for (const auto* o : c.offerings) {
-      if (o->capacity_type != ct || !offering_usable(*c.it, *o, reqs, avail)) {
+      if (o->capacity_type != ct || !gate.usable(*c.it, *o)) {
         continue;
       }
       if (seen.emplace(c.it, o->zone).second) {

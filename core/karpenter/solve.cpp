@@ -38,9 +38,19 @@ struct SolveCache::Impl
 {
   Interner in;
   OfferingSpace space;
+  // Which DaemonSets each instance type of a pool takes, as a signature id per type (types
+  // with the same compatible set share an id); valid for one (NodePool, DaemonSets) pair.
+  struct DaemonSignatures
+  {
+    const model::NodePool* pool = nullptr;
+    std::vector<const model::PodSpec*> daemons;
+    std::vector<std::int32_t> of_type;     // by type index
+    std::vector<std::vector<bool>> keys;   // by signature id: compatible per DaemonSet
+  };
   struct Pool
   {
     std::unique_ptr<PoolTypes> types;
+    DaemonSignatures daemon_signatures;
   };
   std::vector<Pool> pools; // by NodePoolInput position
   struct Spec
@@ -64,6 +74,7 @@ struct SolveCache::Impl
     auto& p = pools[i];
     if (!p.types || p.types->source != types) {
       p.types = std::make_unique<PoolTypes>(types, in, space);
+      p.daemon_signatures = {};
     }
     return *p.types;
   }
@@ -311,6 +322,7 @@ private:
 
   // DaemonSets
   [[nodiscard]] bool daemon_compatible_with_template(std::size_t ds, const Template& t, const TypeInfo& type) const;
+  const SolveCache::Impl::DaemonSignatures& daemon_signatures(std::size_t pool_input, const Template& t);
 
   // Topology
   const std::vector<DomainEntry>& domain_group(KeyId key);
@@ -521,6 +533,35 @@ bool Scheduler::daemon_compatible_with_template(std::size_t ds, const Template& 
   return false;
 }
 
+const SolveCache::Impl::DaemonSignatures& Scheduler::daemon_signatures(std::size_t pool_input, const Template& t)
+{
+  auto& sigs = m_cache.pools[pool_input].daemon_signatures;
+  std::vector<const model::PodSpec*> daemons;
+  daemons.reserve(m_daemons.size());
+  for (const auto& d : m_daemons) {
+    daemons.push_back(d.spec);
+  }
+  if (sigs.pool == t.np->pool && sigs.daemons == daemons && sigs.of_type.size() == t.types->size()) {
+    return sigs;
+  }
+  sigs = {};
+  sigs.pool = t.np->pool;
+  sigs.daemons = std::move(daemons);
+  std::map<std::vector<bool>, std::int32_t> ids;
+  for (std::size_t ti = 0; ti < t.types->size(); ++ti) {
+    std::vector<bool> key(m_daemons.size());
+    for (std::size_t d = 0; d < m_daemons.size(); ++d) {
+      key[d] = daemon_compatible_with_template(d, t, t.types->types()[ti]);
+    }
+    const auto [it, inserted] = ids.try_emplace(key, static_cast<std::int32_t>(sigs.keys.size()));
+    if (inserted) {
+      sigs.keys.push_back(std::move(key));
+    }
+    sigs.of_type.push_back(it->second);
+  }
+  return sigs;
+}
+
 std::string Scheduler::min_values_check(const Template& t, const TypeSet& options, const ReqSet& reqs,
                                         std::vector<std::pair<KeyId, int>>* achieved) const
 {
@@ -616,16 +657,16 @@ void Scheduler::prepare_templates()
     if (!t.options.any()) {
       continue; // NoCompatibleInstanceTypes: the NodePool is skipped
     }
-    // DaemonSet overhead groups: instance types grouped by their exact set of compatible DaemonSets.
+    // DaemonSet overhead groups: instance types grouped by their exact set of compatible
+    // DaemonSets, numbered in type order of the options; the per-type sets are cached.
+    const auto& signatures = daemon_signatures(i, t);
     t.group_of.assign(t.types->size(), -1);
-    std::map<std::vector<bool>, std::int32_t> group_ids;
+    std::vector<std::int32_t> group_of_signature(signatures.keys.size(), -1);
     t.options.for_each([&](std::size_t ti) {
-      std::vector<bool> key(m_daemons.size());
-      for (std::size_t d = 0; d < m_daemons.size(); ++d) {
-        key[d] = daemon_compatible_with_template(d, t, t.types->types()[ti]);
-      }
-      auto [it, inserted] = group_ids.emplace(key, static_cast<std::int32_t>(t.groups.size()));
-      if (inserted) {
+      const auto sig = static_cast<std::size_t>(signatures.of_type[ti]);
+      if (group_of_signature[sig] < 0) {
+        group_of_signature[sig] = static_cast<std::int32_t>(t.groups.size());
+        const auto& key = signatures.keys[sig];
         DsGroup g;
         for (std::size_t d = 0; d < m_daemons.size(); ++d) {
           if (!key[d]) {
@@ -643,7 +684,7 @@ void Scheduler::prepare_templates()
         }
         t.groups.push_back(std::move(g));
       }
-      t.group_of[ti] = it->second;
+      t.group_of[ti] = group_of_signature[sig];
     });
     t.group_mask.assign(t.groups.size(), TypeSet(t.types->size(), false));
     t.options.for_each([&](std::size_t ti) { t.group_mask[static_cast<std::size_t>(t.group_of[ti])].set(ti); });
@@ -1780,13 +1821,17 @@ void Scheduler::finalize(SolveResult& out)
         it_req.values.push_back(t.types->types()[i].it->name);
       }
     }
+    // Per type, available_zones[capacity type] holds the zones of its available offerings.
     std::uint32_t cts = 0;
     for (const auto& [price, i] : priced) {
-      for (const auto& o : t.types->types()[i].offerings) {
-        if (o.available && ((c.filter.capacity_types >> o.capacity_type) & 1U) != 0
-            && ((c.filter.zones >> o.zone) & 1U) != 0) {
-          cts |= std::uint32_t{1} << o.capacity_type;
+      const auto& zones = t.types->types()[i].available_zones;
+      for (std::size_t ct = 0; ct < zones.size(); ++ct) {
+        if (((c.filter.capacity_types >> ct) & 1U) != 0 && (zones[ct] & c.filter.zones) != 0) {
+          cts |= std::uint32_t{1} << ct;
         }
+      }
+      if (cts == c.filter.capacity_types) {
+        break; // every capacity type the claim allows is already there
       }
     }
     if (cts != 0) {

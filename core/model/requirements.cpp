@@ -221,6 +221,33 @@ Requirement Requirement::intersection(const Requirement& other) const
   return r;
 }
 
+bool Requirement::intersection_empty(const Requirement& other) const
+{
+  std::optional<std::int64_t> gt = greater_than && other.greater_than ? std::max(*greater_than, *other.greater_than)
+                                    : greater_than                    ? greater_than
+                                                                      : other.greater_than;
+  std::optional<std::int64_t> lt = less_than && other.less_than ? std::min(*less_than, *other.less_than)
+                                   : less_than                  ? less_than
+                                                                : other.less_than;
+  if (gt && lt && (*gt >= *lt || *gt + 1 == *lt)) {
+    return true;
+  }
+  if (complement && other.complement) {
+    return false; // a complement is never empty
+  }
+  if (complement || other.complement) {
+    const auto& listed = complement ? other.values : values;
+    const auto& excluded = complement ? values : other.values;
+    return std::none_of(listed.begin(), listed.end(), [&](const std::string& v) {
+      return !contains(excluded, v) && within_bounds(v, gt, lt);
+    });
+  }
+  const auto& small = values.size() <= other.values.size() ? values : other.values;
+  const auto& large = values.size() <= other.values.size() ? other.values : values;
+  return std::none_of(small.begin(), small.end(),
+                      [&](const std::string& v) { return contains(large, v) && within_bounds(v, gt, lt); });
+}
+
 std::string Requirement::any() const
 {
   if (!complement && !values.empty()) {
@@ -299,7 +326,7 @@ std::string Requirements::intersects(const Requirements& other) const
     } else if (b->key < a->key) {
       ++b;
     } else {
-      if (a->intersection(*b).empty()) {
+      if (a->intersection_empty(*b)) {
         if (!(is_negative(*b) && is_negative(*a))) {
           return fmt::format("key {}, {} not in {}", a->key, to_string(*b), to_string(*a));
         }

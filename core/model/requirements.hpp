@@ -35,6 +35,8 @@ struct Requirement
   [[nodiscard]] bool empty() const { return size() == 0; }
   [[nodiscard]] Operator op() const;
   [[nodiscard]] Requirement intersection(const Requirement& other) const;
+  // intersection(other).empty(), without building it (launch checks hundreds of types).
+  [[nodiscard]] bool intersection_empty(const Requirement& other) const;
   // A representative allowed value (the smallest listed one); "" when none is listed.
   [[nodiscard]] std::string any() const;
 

@@ -1,8 +1,10 @@
+#include "core/base/rng.hpp"
 #include "core/model/requirements.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace capsim::model;
+using capsim::Rng;
 
 namespace {
 
@@ -60,4 +62,42 @@ TEST_CASE("compatibility allows undefined well-known labels only", "[model][requ
   CHECK(node_pool.is_compatible(pod_custom_notin, true));
   const auto pod_team_b = reqs({Requirement::make("team", Operator::in, {"b"})});
   CHECK_FALSE(node_pool.is_compatible(pod_team_b, true));
+}
+
+TEST_CASE("intersection_empty agrees with intersection().empty() on random pairs", "[model][requirements]")
+{
+  Rng rng(11);
+  const std::vector<std::string> pool{"1", "2", "4", "8", "16", "a", "b", "m5", "m5.large", "c6g"};
+  const Operator ops[] = {Operator::in, Operator::not_in, Operator::exists, Operator::does_not_exist,
+                          Operator::gt, Operator::lt};
+  const auto random_requirement = [&] {
+    const Operator op = ops[rng.below(6)];
+    std::vector<std::string> values;
+    if (op == Operator::gt || op == Operator::lt) {
+      values.push_back(std::to_string(rng.below(20)));
+    } else if (op == Operator::in || op == Operator::not_in) {
+      const auto n = 1 + rng.below(4);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        values.push_back(pool[rng.below(pool.size())]);
+      }
+    }
+    return Requirement::make("k", op, values);
+  };
+  int empty = 0;
+  for (int i = 0; i < 5000; ++i) {
+    auto a = random_requirement();
+    const auto b = random_requirement();
+    // Combined numeric bounds with value lists, as instance-type requirements meet Gt/Lt ones.
+    if (rng.below(3) == 0) {
+      a = a.intersection(random_requirement());
+    }
+    CAPTURE(to_string(a), to_string(b));
+    const bool expected = a.intersection(b).empty();
+    CHECK(a.intersection_empty(b) == expected);
+    CHECK(b.intersection_empty(a) == b.intersection(a).empty());
+    empty += expected ? 1 : 0;
+  }
+  // Both outcomes are exercised.
+  CHECK(empty > 500);
+  CHECK(empty < 4500);
 }
