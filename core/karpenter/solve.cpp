@@ -62,6 +62,7 @@ struct SolveCache::Impl
   {
     std::string name;
     ReqSet labels;
+    ReqSet labels_with_host; // labels with hostname In [hostname]
     ValueId hostname = 0;
   };
   std::vector<std::unique_ptr<Node>> nodes; // by NodeIndex
@@ -100,6 +101,8 @@ struct SolveCache::Impl
       e->labels = labels_to_req_set(n.labels, in);
       auto it = n.labels.find(std::string(model::labels::k_hostname));
       e->hostname = in.value(it != n.labels.end() ? it->second : n.name);
+      e->labels_with_host = e->labels;
+      e->labels_with_host.set(make_in(in.k_hostname, e->hostname));
     }
     return *e;
   }
@@ -247,7 +250,18 @@ struct ExistingNode
 {
   cluster::NodeIndex index = 0;
   const cluster::NodeState* node = nullptr;
-  ReqSet reqs;
+  // The node's labels and hostname (from the SolveCache), copied only once a pod narrows them:
+  // consolidation solves prepare every node for every candidate.
+  const ReqSet* base_reqs = nullptr;
+  std::optional<ReqSet> own_reqs;
+  [[nodiscard]] const ReqSet& reqs() const { return own_reqs ? *own_reqs : *base_reqs; }
+  ReqSet& mutable_reqs()
+  {
+    if (!own_reqs) {
+      own_reqs = *base_reqs;
+    }
+    return *own_reqs;
+  }
   std::vector<model::Taint> taints; // effective taints (startup/ephemeral dropped while uninitialized)
   model::Resources remaining;
   ValueId hostname = 0;
@@ -708,8 +722,7 @@ void Scheduler::prepare_existing()
     ExistingNode e;
     e.index = i;
     e.node = &n;
-    e.reqs = cached.labels;
-    e.reqs.set(make_in(m_in.k_hostname, cached.hostname));
+    e.base_reqs = &cached.labels_with_host;
     e.hostname = cached.hostname;
     e.initialized = n.lifecycle == cluster::NodeLifecycle::ready;
     const NodePoolInput* np = nullptr;
@@ -976,24 +989,34 @@ void Scheduler::prepare_topology()
     }
   }
   const auto& nodes = m_cluster.nodes();
+  // Without topology in the batch, the running pods matter only through their required
+  // anti-affinity: look for one before listing them all.
   bool existing_anti = false;
+  for (cluster::NodeIndex i = 0; i < nodes.size() && !needed && !existing_anti; ++i) {
+    if (!nodes[i].alive()) {
+      continue;
+    }
+    for (const auto pi : nodes[i].pods) {
+      const auto& spec = m_cluster.pod(pi).pod.spec;
+      if (spec && !spec->pod_anti_affinity_required.empty()
+          && !std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
+        existing_anti = true;
+        break;
+      }
+    }
+  }
+  if (!needed && !existing_anti) {
+    return;
+  }
   for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
     if (!nodes[i].alive()) {
       continue;
     }
     for (const auto pi : nodes[i].pods) {
-      if (std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
-        continue;
+      if (!std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
+        m_running.emplace_back(pi, i);
       }
-      const auto& spec = m_cluster.pod(pi).pod.spec;
-      if (spec && !spec->pod_anti_affinity_required.empty()) {
-        existing_anti = true;
-      }
-      m_running.emplace_back(pi, i);
     }
-  }
-  if (!needed && !existing_anti) {
-    return;
   }
   // Inverse anti-affinity of existing pods (updateInverseAffinities).
   for (const auto& [pi, ni] : m_running) {
@@ -1464,14 +1487,16 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
         continue;
       }
     }
-    if (!requirements_plan(e.reqs, false, p, v, e.taints, plan, nullptr)) {
+    if (!requirements_plan(e.reqs(), false, p, v, e.taints, plan, nullptr)) {
       continue;
     }
-    apply_delta(e.reqs, plan.delta);
+    if (!plan.delta.empty()) {
+      apply_delta(e.mutable_reqs(), plan.delta);
+    }
     e.remaining -= p.requests;
     e.host_ports.insert(e.host_ports.end(), spec.host_ports.begin(), spec.host_ports.end());
     if (p.topo != nullptr && p.topo->any) {
-      record(p, v, e.taints, e.reqs);
+      record(p, v, e.taints, e.reqs());
     }
     m_placements.push_back({p.index, e.index});
     return true;
