@@ -1,39 +1,15 @@
 #include "core/cas/scale_down.hpp"
 
-#include "core/base/text.hpp"
+#include "core/model/pdb.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 
 namespace capsim::cas {
 
 namespace {
 
-constexpr std::int64_t k_unlimited = std::numeric_limits<std::int64_t>::max();
-
-// "3" -> {3, false}; "50%" -> {50, true}; nullopt when unparsable.
-std::optional<std::pair<std::int64_t, bool>> parse_int_or_percent(std::string_view text)
-{
-  text = trim(text);
-  bool percent = false;
-  if (!text.empty() && text.back() == '%') {
-    percent = true;
-    text.remove_suffix(1);
-  }
-  std::int64_t v = 0;
-  const auto* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || ptr != end || v < 0) {
-    return std::nullopt;
-  }
-  return std::make_pair(v, percent);
-}
-
-std::int64_t scaled_up(std::int64_t value, bool percent, std::int64_t total)
-{
-  return percent ? (value * total + 99) / 100 : value;
-}
+constexpr std::int64_t k_unlimited = model::k_unlimited_disruptions;
 
 } // namespace
 
@@ -69,26 +45,6 @@ std::string_view to_string(BlockReason reason)
   return "?";
 }
 
-std::int64_t pdb_disruptions_allowed(const model::PodDisruptionBudget& pdb, std::int64_t expected, std::int64_t healthy)
-{
-  std::int64_t desired_healthy = 0;
-  if (pdb.min_available) {
-    const auto v = parse_int_or_percent(*pdb.min_available);
-    if (!v) {
-      return k_unlimited;
-    }
-    desired_healthy = scaled_up(v->first, v->second, expected);
-  } else if (pdb.max_unavailable) {
-    const auto v = parse_int_or_percent(*pdb.max_unavailable);
-    if (!v) {
-      return k_unlimited;
-    }
-    desired_healthy = std::max<std::int64_t>(0, expected - scaled_up(v->first, v->second, expected));
-  } else {
-    return k_unlimited;
-  }
-  return std::max<std::int64_t>(0, healthy - desired_healthy);
-}
 
 PdbTracker::PdbTracker(const std::vector<model::PodDisruptionBudget>& pdbs, const cluster::Cluster& cluster)
 {
@@ -109,7 +65,7 @@ PdbTracker::PdbTracker(const std::vector<model::PodDisruptionBudget>& pdbs, cons
     }
   }
   for (std::size_t i = 0; i < m_pdbs.size(); ++i) {
-    m_allowed.push_back(pdb_disruptions_allowed(*m_pdbs[i], expected[i], healthy[i]));
+    m_allowed.push_back(model::pdb_disruptions_allowed(*m_pdbs[i], expected[i], healthy[i]));
   }
 }
 

@@ -4,6 +4,7 @@
 #include "core/cas/snapshot.hpp"
 #include "core/cluster/cluster.hpp"
 #include "core/model/kube.hpp"
+#include "core/model/pdb.hpp"
 #include "core/model/pod.hpp"
 
 #include <cstdint>
@@ -64,11 +65,7 @@ private:
   std::vector<std::int64_t> m_allowed; // INT64_MAX for a PDB with neither field
 };
 
-// DisruptionsAllowed for a PDB given its matching pods: `expected` (not finished) and
-// `healthy` (running). Counts and percentages as in the disruption controller (percentages
-// round up). Returns INT64_MAX when the PDB has neither field or an unparsable one.
-[[nodiscard]] std::int64_t pdb_disruptions_allowed(const model::PodDisruptionBudget& pdb, std::int64_t expected,
-                                                   std::int64_t healthy);
+// DisruptionsAllowed: model::pdb_disruptions_allowed (core/model/pdb.hpp).
 
 struct DrainOptions
 {

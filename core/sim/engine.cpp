@@ -2,6 +2,7 @@
 
 #include "core/base/quantity.hpp"
 #include "core/base/rng.hpp"
+#include "core/model/pdb.hpp"
 #include "core/sim/bound_problem.hpp"
 #include "core/sim/placement.hpp"
 
@@ -288,6 +289,14 @@ void Engine::delete_node(NodeIndex index, DeleteReason reason)
   const bool was_running = node.lifecycle != NodeLifecycle::launching;
   node.lifecycle = NodeLifecycle::deleting;
   node.deleting_since = m_now;
+  // Karpenter's terminator evicts through the Eviction API, so PodDisruptionBudgets pace the
+  // drain. Without PDBs every eviction is allowed at once: the plain path below.
+  if (was_running && node.owner == cluster::NodeOwner::node_pool && !m_input.scenario->pdbs.empty()) {
+    m_capacity_changed = true;
+    m_controller_triggered = true;
+    drain_step(index);
+    return;
+  }
   const std::vector<PodIndex> pods = node.pods;
   for (const PodIndex p : pods) {
     evict_pod(p);
@@ -518,6 +527,72 @@ void Engine::node_ready(NodeIndex index)
   m_controller_triggered = true;
 }
 
+void Engine::drain_step(NodeIndex index)
+{
+  const auto& n = m_cluster.node(index);
+  if (!n.alive() || n.lifecycle != NodeLifecycle::deleting) {
+    return;
+  }
+  const auto& sc = *m_input.scenario;
+  std::optional<Duration> grace;
+  if (n.pool < sc.node_pools.size()) {
+    grace = sc.node_pools[n.pool].termination_grace_period;
+  }
+  const bool force = grace && m_now >= n.deleting_since + *grace;
+  // DisruptionsAllowed per PDB now: pods not finished are expected, bound ones that started
+  // are healthy (an evicted pod counts again once it runs elsewhere).
+  std::vector<std::int64_t> allowed(sc.pdbs.size(), model::k_unlimited_disruptions);
+  if (!force) {
+    std::vector<std::int64_t> expected(sc.pdbs.size(), 0);
+    std::vector<std::int64_t> healthy(sc.pdbs.size(), 0);
+    for (const auto& p : m_cluster.pods()) {
+      if ((p.phase != PodPhase::pending && p.phase != PodPhase::bound) || !p.pod.spec) {
+        continue;
+      }
+      for (std::size_t i = 0; i < sc.pdbs.size(); ++i) {
+        if (model::pdb_selects(sc.pdbs[i], *p.pod.spec)) {
+          ++expected[i];
+          healthy[i] += p.phase == PodPhase::bound && p.started_at >= 0 ? 1 : 0;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < sc.pdbs.size(); ++i) {
+      allowed[i] = model::pdb_disruptions_allowed(sc.pdbs[i], expected[i], healthy[i]);
+    }
+  }
+  const std::vector<PodIndex> pods = n.pods;
+  std::size_t left = 0;
+  std::vector<std::size_t> covering;
+  for (const PodIndex p : pods) {
+    const auto& spec = m_cluster.pod(p).pod.spec;
+    covering.clear();
+    for (std::size_t i = 0; spec && !force && i < sc.pdbs.size(); ++i) {
+      if (model::pdb_selects(sc.pdbs[i], *spec)) {
+        covering.push_back(i);
+      }
+    }
+    // The Eviction API refuses a pod covered by more than one PDB, or whose PDB allows no
+    // disruption now (429: retried).
+    if (covering.size() > 1 || (covering.size() == 1 && allowed[covering[0]] <= 0)) {
+      ++left;
+      continue;
+    }
+    if (covering.size() == 1) {
+      --allowed[covering[0]];
+    }
+    evict_pod(p);
+  }
+  if (left == 0) {
+    m_queue.push(m_now + (pods.empty() ? 0 : k_drain_time), Phase::cloud, EventKind::node_terminate, index);
+    return;
+  }
+  SimTime next = m_now + k_drain_retry;
+  if (grace) {
+    next = std::min(next, std::max(m_now + 1, n.deleting_since + *grace));
+  }
+  m_queue.push(next, Phase::cloud, EventKind::drain_step, index);
+}
+
 void Engine::terminate_node(NodeIndex index)
 {
   auto& n = m_cluster.node_mut(index);
@@ -650,7 +725,7 @@ void Engine::handle(const Event& e)
   }
   case EventKind::node_ready: node_ready(e.subject); break;
   case EventKind::node_terminate: terminate_node(e.subject); break;
-  case EventKind::drain_step: break;
+  case EventKind::drain_step: drain_step(e.subject); break;
   case EventKind::spot_notice: spot_notice(e.subject); break;
   case EventKind::pod_finish:
   case EventKind::pod_departure:

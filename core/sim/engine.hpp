@@ -34,6 +34,8 @@ struct EngineInput
 
 // Time after eviction before a drained instance is terminated (pods' shutdown).
 inline constexpr Duration k_drain_time = 5 * k_second;
+// How often a drain blocked by a PodDisruptionBudget retries its evictions.
+inline constexpr Duration k_drain_retry = 5 * k_second;
 // How long an offering stays unavailable after an ICE or an interruption (Karpenter's cache).
 inline constexpr Duration k_unavailable_offering_ttl = 3 * k_minute;
 
@@ -75,6 +77,9 @@ private:
   void evict_pod(cluster::PodIndex pod);
   void node_ready(cluster::NodeIndex node);
   void terminate_node(cluster::NodeIndex node);
+  // One pass of a Karpenter node's drain: evict what the PDBs allow (everything once the
+  // NodePool's terminationGracePeriod has passed); terminate when nothing is left.
+  void drain_step(cluster::NodeIndex node);
   void spot_notice(cluster::NodeIndex node);
   void schedule_spot_interruption(cluster::NodeIndex node);
   void apply_scenario_event(std::uint32_t index);
