@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each one for SECONDS (default 10).
-#   ./scripts/fuzz.sh          # a short smoke run
-#   ./scripts/fuzz.sh 600      # ten minutes per target
+#   ./scripts/fuzz.sh             # a short smoke run
+#   ./scripts/fuzz.sh 600         # ten minutes per target
+#   ./scripts/fuzz.sh --runs N    # N inputs per target from the seeds alone, seed 1: the same
+#                                 # inputs on every machine (what scripts/test.sh runs in CI)
 # Seeds come from scenarios/ and tests/fuzz/seeds/; the growing corpora and any crash files stay
 # in build/fuzz/ (never committed). Exits non-zero when a target finds a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${1:-10}"
+runs=""
+if [[ "${1:-}" == "--runs" ]]; then
+  runs="${2:?--runs needs a count}"
+fi
 if ! command -v clang++ >/dev/null; then
-  echo "fuzz.sh: clang++ is required (apt-get install clang)" >&2
+  echo "fuzz.sh: clang++ is required (apt-get install clang libclang-rt-dev)" >&2
   exit 2
 fi
 build=build/fuzz
@@ -21,6 +27,13 @@ cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 status=0
 for target in "${targets[@]}"; do
   corpus="$build/corpus/$target"
+  budget=(-max_total_time="$seconds")
+  if [[ -n "$runs" ]]; then
+    # A fresh corpus each time, so the run depends only on the seeds and the binary.
+    corpus="$build/corpus-runs/$target"
+    rm -rf "$corpus"
+    budget=(-runs="$runs" -seed=1)
+  fi
   artifacts="$build/artifacts/$target/"
   mkdir -p "$corpus" "$artifacts"
   case "$target" in
@@ -31,10 +44,11 @@ for target in "${targets[@]}"; do
     fuzz_trace_kubectl) seeds=(tests/fuzz/seeds/kubectl); extra=() ;;
   esac
   log="$build/$target.log"
-  if "$build/tests/fuzz/$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+  if "$build/tests/fuzz/$target" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
       -artifact_prefix="$artifacts" -print_final_stats=1 "${extra[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
-    runs=$(grep -o 'Done [0-9]* runs' "$log" | grep -o '[0-9]*' || echo '?')
-    echo "$target: ok, $runs runs in ${seconds}s"
+    done_runs=$(grep -o 'Done [0-9]* runs' "$log" | grep -o '[0-9]*' || echo '?')
+    done_secs=$(grep -o 'in [0-9]* second' "$log" | grep -o '[0-9]*' | tail -1 || echo '?')
+    echo "$target: ok, $done_runs runs in ${done_secs}s"
   else
     status=1
     echo "$target: FINDING (see $log and $artifacts)"

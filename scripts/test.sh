@@ -18,3 +18,7 @@ cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$(nproc)"
+
+# A short, deterministic libFuzzer pass over the scenario and trace readers (clang).
+./scripts/deps.sh clang libclang-rt-dev
+./scripts/fuzz.sh --runs 20000

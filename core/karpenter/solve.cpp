@@ -136,6 +136,7 @@ Limits limits_of(const model::NodePool& pool)
     }
   }
   l.nodes = pool.limit_nodes;
+  l.usd_per_hour = pool.limit_usd_per_hour;
   return l;
 }
 
@@ -817,6 +818,9 @@ void Scheduler::prepare_limits()
       t.remaining.max -= cap;
       if (t.remaining.nodes) {
         *t.remaining.nodes -= 1;
+      }
+      if (t.remaining.usd_per_hour) {
+        *t.remaining.usd_per_hour -= n.price_per_hour;
       }
     }
   }
@@ -1574,12 +1578,16 @@ bool Scheduler::add_to_inflight(QueuedPod& p, const PodVariant& v)
 void Scheduler::update_within_limits(Template& t)
 {
   t.within_limits = t.options;
-  if (!t.limited || t.remaining.listed == 0) {
+  if (!t.limited || (t.remaining.listed == 0 && !t.remaining.usd_per_hour)) {
     t.within_limits_dirty = false;
     return;
   }
   const auto& types = t.types->types();
   t.within_limits.for_each([&](std::size_t i) {
+    if (t.remaining.usd_per_hour && types[i].cheapest_price(t.filter) > *t.remaining.usd_per_hour) {
+      t.within_limits.reset(i);
+      return;
+    }
     for (std::size_t r = 0; r < model::k_max_resources; ++r) {
       if (((t.remaining.listed >> r) & 1U) != 0 && types[i].capacity.v[r] > t.remaining.max.v[r]) {
         t.within_limits.reset(i);
@@ -1674,6 +1682,18 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
           t.remaining.max.v[r] -= most.v[r];
         }
       }
+      t.within_limits_dirty = true;
+    }
+    if (t.limited && t.remaining.usd_per_hour) {
+      // Pessimistically, like subtractMax: the dearest option's cheapest offering.
+      double dearest = 0;
+      created.options.for_each([&](std::size_t i) {
+        const double price = t.types->types()[i].cheapest_price(created.filter);
+        if (price != std::numeric_limits<double>::infinity()) {
+          dearest = std::max(dearest, price);
+        }
+      });
+      *t.remaining.usd_per_hour -= dearest;
       t.within_limits_dirty = true;
     }
     return true;

@@ -47,8 +47,11 @@ struct Limits
   model::Resources max;
   std::uint32_t listed = 0; // bit i set: resource id i is limited
   std::optional<std::int64_t> nodes;
+  // capsim extension (NodePool annotation capsim.io/limit-usd-per-hour): the pool's nodes may
+  // cost at most this per hour at the prices they launched at; checked like a resource limit.
+  std::optional<double> usd_per_hour;
 
-  [[nodiscard]] bool empty() const { return listed == 0 && !nodes; }
+  [[nodiscard]] bool empty() const { return listed == 0 && !nodes && !usd_per_hour; }
 };
 
 // The limits declared by a NodePool: entries of model::NodePool::limits other than INT64_MAX
