@@ -289,9 +289,9 @@ void Engine::delete_node(NodeIndex index, DeleteReason reason)
   const bool was_running = node.lifecycle != NodeLifecycle::launching;
   node.lifecycle = NodeLifecycle::deleting;
   node.deleting_since = m_now;
-  // Karpenter's terminator evicts through the Eviction API, so PodDisruptionBudgets pace the
-  // drain. Without PDBs every eviction is allowed at once: the plain path below.
-  if (was_running && node.owner == cluster::NodeOwner::node_pool && !m_input.scenario->pdbs.empty()) {
+  // Karpenter's terminator evicts through the Eviction API: PodDisruptionBudgets pace the drain
+  // and critical pods go last (drain_step). Cluster Autoscaler's drains take the plain path.
+  if (was_running && node.owner == cluster::NodeOwner::node_pool) {
     m_capacity_changed = true;
     m_controller_triggered = true;
     drain_step(index);
@@ -542,7 +542,7 @@ void Engine::drain_step(NodeIndex index)
   // DisruptionsAllowed per PDB now: pods not finished are expected, bound ones that started
   // are healthy (an evicted pod counts again once it runs elsewhere).
   std::vector<std::int64_t> allowed(sc.pdbs.size(), model::k_unlimited_disruptions);
-  if (!force) {
+  if (!force && !sc.pdbs.empty()) {
     std::vector<std::int64_t> expected(sc.pdbs.size(), 0);
     std::vector<std::int64_t> healthy(sc.pdbs.size(), 0);
     for (const auto& p : m_cluster.pods()) {
@@ -560,11 +560,31 @@ void Engine::drain_step(NodeIndex index)
       allowed[i] = model::pdb_disruptions_allowed(sc.pdbs[i], expected[i], healthy[i]);
     }
   }
+  // Eviction groups (terminator.Drain): non-critical pods first, critical ones once those are
+  // gone; pods tolerating karpenter.sh/disrupted:NoSchedule are left to die with the node.
+  const model::Taint disrupted{"karpenter.sh/disrupted", "", model::TaintEffect::no_schedule};
+  const auto ignored = [&](const model::PodSpecPtr& spec) {
+    return spec && std::any_of(spec->tolerations.begin(), spec->tolerations.end(),
+                               [&](const model::Toleration& t) { return t.tolerates(disrupted); });
+  };
+  constexpr std::int32_t k_critical_priority = 2'000'000'000; // system-cluster/node-critical
+  const auto critical = [&](const model::PodSpecPtr& spec) { return spec && spec->priority >= k_critical_priority; };
   const std::vector<PodIndex> pods = n.pods;
+  const bool non_critical_left = std::any_of(pods.begin(), pods.end(), [&](PodIndex p) {
+    const auto& spec = m_cluster.pod(p).pod.spec;
+    return !ignored(spec) && !critical(spec);
+  });
   std::size_t left = 0;
   std::vector<std::size_t> covering;
   for (const PodIndex p : pods) {
     const auto& spec = m_cluster.pod(p).pod.spec;
+    if (ignored(spec) && !force) {
+      continue;
+    }
+    if (critical(spec) && non_critical_left && !force) {
+      ++left;
+      continue;
+    }
     covering.clear();
     for (std::size_t i = 0; spec && !force && i < sc.pdbs.size(); ++i) {
       if (model::pdb_selects(sc.pdbs[i], *spec)) {

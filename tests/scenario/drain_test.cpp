@@ -14,7 +14,7 @@ namespace {
 
 // Four web pods on one node of a NodePool that expires it after 30 minutes (forceful: no
 // budgets), with an optional PDB and terminationGracePeriod.
-std::string scenario(const std::string& pdb, const std::string& grace)
+std::string scenario(const std::string& pdb, const std::string& grace, const std::string& extra = "")
 {
   std::string text = R"(apiVersion: capsim/v1
 kind: Scenario
@@ -51,6 +51,7 @@ spec:
     spec:
       containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m, memory: 512Mi}}}]
 )";
+  text += extra;
   if (!pdb.empty()) {
     text += "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec: {selector: "
             "{matchLabels: {app: web}}, " +
@@ -113,4 +114,39 @@ TEST_CASE("drain: a blocking PDB holds the expired node until terminationGracePe
     }
   }
   CHECK(held.nodes.terminated < forced.nodes.terminated);
+}
+
+TEST_CASE("drain: critical pods are evicted after the others have left", "[scenario][drain]")
+{
+  // The PDB holds the second web pod while the first restarts elsewhere; the critical agent
+  // waits for both, so only one pod is pending in the first half minute of the drain.
+  const std::string agent = R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: agent}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      priorityClassName: system-cluster-critical
+      containers: [{name: agent, image: agent, resources: {requests: {cpu: 100m, memory: 128Mi}}}]
+)";
+  const auto r = run(scenario("maxUnavailable: 1", "", agent));
+  SimTime first = -1;
+  for (const auto& row : r.timeline) {
+    if (row.t > 25 * k_minute && row.pending > 0) {
+      first = row.t;
+      break;
+    }
+  }
+  REQUIRE(first > 0);
+  for (const auto& row : r.timeline) {
+    if (row.t >= first && row.t < first + 30 * k_second) {
+      CHECK(row.pending == 1);
+    }
+  }
+  CHECK(r.pods.evicted >= 5);
+  CHECK(r.pods.unschedulable == 0);
 }
