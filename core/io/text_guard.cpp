@@ -186,6 +186,12 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
         if (c == '&' || c == '!') {
           while (i + 1 < line.size() && !is_space(line[i + 1])) {
             ++i;
+            // yaml-cpp 0.7 also loops on a document that starts with a tag or anchor holding
+            // a ',' (fuzz finding): refused like a leading ','.
+            if (line[i] == ',' && document_start && report.comma_line == 0) {
+              report.comma_line = line_no;
+              report.comma_column = i + 1;
+            }
           }
           continue;
         }
@@ -240,7 +246,8 @@ void check_text(std::string_view text, const std::string& file, int max_depth)
   const NestingReport r = measure_nesting(text, max_depth);
   if (r.comma_line > 0) {
     throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.comma_line), static_cast<std::uint32_t>(r.comma_column)},
-                     "a document cannot start with ',' (expected a mapping such as 'apiVersion: ...')");
+                     "a document cannot start with ',' or with a tag or anchor holding one (expected a "
+                     "mapping such as 'apiVersion: ...')");
   }
   if (r.max_depth > max_depth) {
     throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.line), static_cast<std::uint32_t>(r.column)},

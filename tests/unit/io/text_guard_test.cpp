@@ -30,9 +30,15 @@ TEST_CASE("text guard: refuses binary, bad UTF-8 and deep nesting with a locatio
   CHECK_NOTHROW(io::check_text("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n", "f.yaml"));
   // yaml-cpp 0.7 loops forever, allocating, on a document that starts with ','.
   CHECK_THROWS_WITH(io::check_text(",", "f.yaml"),
-                    "f.yaml:1:1: error: a document cannot start with ',' (expected a mapping such as 'apiVersion: ...')");
+                    "f.yaml:1:1: error: a document cannot start with ',' or with a tag or anchor holding one (expected a mapping such as 'apiVersion: ...')");
   CHECK_THROWS_WITH(io::check_text("a: 1\n---\n# c\n&x !t , y\n", "f.yaml"),
-                    "f.yaml:4:7: error: a document cannot start with ',' (expected a mapping such as 'apiVersion: ...')");
+                    "f.yaml:4:7: error: a document cannot start with ',' or with a tag or anchor holding one (expected a mapping such as 'apiVersion: ...')");
+  // ... and on one that starts with a tag or anchor holding a ','.
+  CHECK_THROWS_WITH(io::check_text("!rrival,duration,dep6522,,1000,2# trace", "f.yaml"),
+                    "f.yaml:1:8: error: a document cannot start with ',' or with a tag or anchor holding one (expected a mapping such as 'apiVersion: ...')");
+  CHECK_THROWS_WITH(io::check_text("a: 1\n--- &x,y\n", "f.yaml"),
+                    "f.yaml:2:7: error: a document cannot start with ',' or with a tag or anchor holding one (expected a mapping such as 'apiVersion: ...')");
+  CHECK_NOTHROW(io::check_text("a: !t x, y\nb: &anchor v\n", "f.yaml"));
   CHECK_NOTHROW(io::check_text("a: [1, 2]\nb: x, y\n---\n[a, b]\n", "f.yaml"));
   CHECK_THROWS_WITH(io::check_text(std::string(10, '[') + std::string(10, ']'), "f.yaml", 8),
                     "f.yaml:1:8: error: nesting is deeper than 8 levels (refused before parsing)");
