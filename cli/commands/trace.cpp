@@ -158,6 +158,9 @@ int run_generate(const GenerateOptions& o)
     }
     g.rate_per_hour = o.rate_per_hour;
     g.peak_rate_per_hour = o.peak_rate_per_hour;
+    if (o.peak_rate_per_hour != 0 && o.peak_rate_per_hour < o.rate_per_hour) {
+      throw InputError(SourceLocation{"--peak-rate-per-hour", 0, 0}, "--peak-rate-per-hour must be >= --rate-per-hour");
+    }
     g.period = duration_flag(o.period, "--period");
     if (g.period < k_minute) {
       throw InputError(SourceLocation{"--period", 0, 0}, "--period must be at least 1m");

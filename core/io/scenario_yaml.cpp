@@ -663,6 +663,11 @@ void ScenarioParser::read_generator(const YAML::Node& g, std::size_t index)
     if (const auto peak = child(g, "peakRatePerHour"); present(peak)) {
       if (auto v = m_r.number(peak, w + ".peakRatePerHour", 0.0, 1e7)) {
         gen.peak_rate_per_hour = *v;
+        if (gen.peak_rate_per_hour < gen.rate_per_hour) {
+          m_r.error(peak, fmt::format("'{}.peakRatePerHour' ({}) must be >= ratePerHour ({})", w,
+                                      gen.peak_rate_per_hour, gen.rate_per_hour));
+          ok = false;
+        }
       } else {
         ok = false;
       }

@@ -545,14 +545,23 @@ void Engine::drain_step(NodeIndex index)
   if (!force && !sc.pdbs.empty()) {
     std::vector<std::int64_t> expected(sc.pdbs.size(), 0);
     std::vector<std::int64_t> healthy(sc.pdbs.size(), 0);
-    for (const auto& p : m_cluster.pods()) {
-      if ((p.phase != PodPhase::pending && p.phase != PodPhase::bound) || !p.pod.spec) {
-        continue;
-      }
-      for (std::size_t i = 0; i < sc.pdbs.size(); ++i) {
+    // Pending and bound pods only: the pod list also holds every future and finished pod.
+    const auto count = [&](PodIndex pi) {
+      const auto& p = m_cluster.pod(pi);
+      for (std::size_t i = 0; p.pod.spec && i < sc.pdbs.size(); ++i) {
         if (model::pdb_selects(sc.pdbs[i], *p.pod.spec)) {
           ++expected[i];
           healthy[i] += p.phase == PodPhase::bound && p.started_at >= 0 ? 1 : 0;
+        }
+      }
+    };
+    for (const PodIndex pi : m_cluster.pending()) {
+      count(pi);
+    }
+    for (const auto& node : m_cluster.nodes()) {
+      if (node.alive()) {
+        for (const PodIndex pi : node.pods) {
+          count(pi);
         }
       }
     }

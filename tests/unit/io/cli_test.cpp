@@ -86,6 +86,10 @@ TEST_CASE("cli: trace generate is seeded; convert and stats read it back", "[io]
   CHECK(capsim("trace generate --pattern poisson --rate-per-hour 60 --shapes 1/2Gi,2 --out " +
                    (dir / "bad-shape.csv").string(), &out) == 2);
   CHECK(out.find("--shapes: error: shape '2' is not CPU/MEMORY") != std::string::npos);
+  CHECK(capsim("trace generate --pattern poisson --rate-per-hour 60 --peak-rate-per-hour 30 --out " +
+                   (dir / "bad-peak.csv").string(), &out) == 2);
+  CHECK(out.find("--peak-rate-per-hour: error: --peak-rate-per-hour must be >= --rate-per-hour") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "bad-peak.csv"));
   // A failed generate leaves no partial file behind.
   CHECK(capsim("trace generate --pattern steps --steps 2h=1,1h=2 --out " + (dir / "bad.csv").string(), &out) == 2);
   CHECK_FALSE(std::filesystem::exists(dir / "bad.csv"));

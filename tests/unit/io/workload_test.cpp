@@ -261,6 +261,9 @@ TEST_CASE("workload: generator errors and command-line specs", "[io][workload][g
   CHECK(errors("  duration: 1h\n  workload:\n    generators:\n      - {template: web, pattern: poisson, ratePerHour: 5, "
                "runtime: {dist: lognormal, median: 2h, p95: 1h}}\n")
         == "w.yaml:7:68: error: 'spec.workload.generators[0].runtime': lognormal needs 0 < median <= p95");
+  CHECK(errors("  duration: 1h\n  workload:\n    generators:\n      - {template: web, pattern: poisson, ratePerHour: 5, "
+               "peakRatePerHour: 2}\n")
+        == "w.yaml:7:76: error: 'spec.workload.generators[0].peakRatePerHour' (2) must be >= ratePerHour (5)");
 
   const auto r = io::parse_runtime_spec("lognormal:median=20m,p95=2h");
   REQUIRE(r.ok());
