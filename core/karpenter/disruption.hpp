@@ -19,7 +19,7 @@ class KarpenterController;
 //
 // Expiration (forceful) is the KarpenterController's; spot interruption is the engine's.
 // Simplifications: wall-clock compute timeouts (1 min multi-node, 3 min single-node) are not
-// modelled; drains do not wait on PDBs (the engine evicts at once).
+// modelled. Drains (PDB-paced evictions) are the engine's (sim::Engine::drain_step).
 
 // Installs the disruption controller into `controller` (KarpenterController::set_disruption).
 void install_disruption(KarpenterController& controller);

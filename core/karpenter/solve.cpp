@@ -22,6 +22,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <deque>
 #include <limits>
 #include <map>
@@ -33,6 +35,140 @@ namespace capsim::karpenter {
 
 // ---------------------------------------------------------------------------------------------
 // Cache kept between solves.
+
+struct DomainEntry
+{
+  ValueId domain = 0;
+  std::vector<std::uint32_t> pools; // pool inputs whose taints guard this domain; empty = untainted
+  bool untainted = false;
+};
+
+struct ExistingNode
+{
+  cluster::NodeIndex index = 0;
+  const cluster::NodeState* node = nullptr;
+  // The node's labels and hostname (from the SolveCache), copied only once a pod narrows them:
+  // consolidation solves prepare every node for every candidate.
+  const ReqSet* base_reqs = nullptr;
+  std::optional<ReqSet> own_reqs;
+  [[nodiscard]] const ReqSet& reqs() const { return own_reqs ? *own_reqs : *base_reqs; }
+  ReqSet& mutable_reqs()
+  {
+    if (!own_reqs) {
+      own_reqs = *base_reqs;
+    }
+    return *own_reqs;
+  }
+  std::vector<model::Taint> taints; // effective taints (startup/ephemeral dropped while uninitialized)
+  model::Resources remaining;
+  ValueId hostname = 0;
+  bool initialized = false;
+  bool under_consolidate_after = false;
+  std::vector<std::int32_t> host_ports;
+  // Per solve (the node list is shared between solves and restored after each one).
+  bool excluded = false; // a SolveInput::excluded_nodes entry
+  bool touched = false;  // remaining / reqs / host_ports changed by this solve
+};
+
+// The largest remaining CPU, memory and pod count over ranges of the existing-node list, so a
+// pod skips the nodes that cannot hold it (first fit in list order, as upstream scans them).
+class FreeCapacityIndex
+{
+public:
+  static constexpr std::size_t k_end = SIZE_MAX;
+
+  void build(const std::vector<ExistingNode>& nodes)
+  {
+    m_size = nodes.size();
+    m_leaves = 1;
+    while (m_leaves < m_size) {
+      m_leaves *= 2;
+    }
+    m_max.assign(2 * m_leaves, k_empty);
+    for (std::size_t i = 0; i < m_size; ++i) {
+      m_max[m_leaves + i] = leaf(nodes[i]);
+    }
+    for (std::size_t i = m_leaves - 1; i >= 1; --i) {
+      m_max[i] = combine(m_max[2 * i], m_max[2 * i + 1]);
+    }
+  }
+
+  void update(std::size_t pos, const ExistingNode& node)
+  {
+    std::size_t i = m_leaves + pos;
+    m_max[i] = leaf(node);
+    for (i /= 2; i >= 1; i /= 2) {
+      m_max[i] = combine(m_max[2 * i], m_max[2 * i + 1]);
+    }
+  }
+
+  // The first position at or after `from` whose node may fit `r`, or k_end.
+  [[nodiscard]] std::size_t next(std::size_t from, const model::Resources& r) const
+  {
+    const Dims want{r.cpu(), r.memory(), r[model::k_pods]};
+    return find(1, 0, m_leaves, from, want);
+  }
+
+private:
+  using Dims = std::array<std::int64_t, 3>;
+  static constexpr Dims k_empty{INT64_MIN, INT64_MIN, INT64_MIN};
+
+  static Dims leaf(const ExistingNode& n)
+  {
+    return n.excluded ? k_empty : Dims{n.remaining.cpu(), n.remaining.memory(), n.remaining[model::k_pods]};
+  }
+
+  static Dims combine(const Dims& a, const Dims& b)
+  {
+    return {std::max(a[0], b[0]), std::max(a[1], b[1]), std::max(a[2], b[2])};
+  }
+
+  [[nodiscard]] std::size_t find(std::size_t i, std::size_t lo, std::size_t hi, std::size_t from, const Dims& want) const
+  {
+    const Dims& m = m_max[i];
+    if (hi <= from || m[0] < want[0] || m[1] < want[1] || m[2] < want[2]) {
+      return k_end;
+    }
+    if (hi - lo == 1) {
+      return lo < m_size ? lo : k_end;
+    }
+    const std::size_t mid = (lo + hi) / 2;
+    const std::size_t left = find(2 * i, lo, mid, from, want);
+    return left != k_end ? left : find(2 * i + 1, mid, hi, from, want);
+  }
+
+  std::size_t m_size = 0;
+  std::size_t m_leaves = 1;
+  std::vector<Dims> m_max;
+};
+
+// Existing nodes prepared for one cluster state and the inputs that shape them: consolidation
+// re-runs the scheduler once per candidate over the same cluster, and each run only excludes a
+// few nodes and places a few pods, which it undoes when it ends.
+struct ExistingSnapshot
+{
+  std::uint64_t cluster = 0;
+  std::uint64_t epoch = 0;
+  std::size_t bindings = 0;
+  std::uint64_t pools_generation = 0;
+  std::vector<const model::PodSpec*> daemons;
+  bool host_ports = false;
+  bool consolidation_simulation = false;
+  SimTime now = 0;
+  bool valid = false;
+
+  std::vector<ExistingNode> nodes;     // sortExistingNodes order
+  std::vector<std::uint32_t> position; // by NodeIndex: index in nodes, or k_none
+  FreeCapacityIndex index;
+  // Per NodePool input: capacity and count of its nodes in `nodes` (updateRemainingResources).
+  std::vector<model::Resources> pool_capacity;
+  std::vector<std::int64_t> pool_nodes;
+  // Bound pods of alive nodes (in node order) and those with required pod anti-affinity; listed
+  // on first use.
+  bool running_known = false;
+  std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> running;
+  std::vector<cluster::PodIndex> anti_affinity;
+};
 
 struct SolveCache::Impl
 {
@@ -66,6 +202,54 @@ struct SolveCache::Impl
     ValueId hostname = 0;
   };
   std::vector<std::unique_ptr<Node>> nodes; // by NodeIndex
+  // What the caches below depend on in the NodePools, and a generation bumped when any of it
+  // (or a pool's types) changes: a caller may edit a NodePool between solves.
+  struct PoolShape
+  {
+    const model::NodePool* pool = nullptr;
+    std::uint32_t index = 0;
+    const PoolTypes* types = nullptr;
+    model::Requirements requirements;
+    model::Labels template_labels;
+    std::vector<model::Taint> taints;
+    std::vector<model::Taint> startup_taints;
+    Duration consolidate_after = 0;
+
+    bool operator==(const PoolShape&) const = default;
+  };
+  std::vector<PoolShape> pool_shapes;
+  std::uint64_t pools_generation = 0;
+
+  void observe_pools(const std::vector<NodePoolInput>& inputs, const std::vector<PoolTypes*>& types)
+  {
+    bool same = pool_shapes.size() == inputs.size();
+    for (std::size_t i = 0; same && i < inputs.size(); ++i) {
+      const auto& a = pool_shapes[i];
+      const auto& p = *inputs[i].pool;
+      same = a.pool == &p && a.index == inputs[i].index && a.types == types[i] && a.requirements == p.requirements
+             && a.template_labels == p.template_labels && a.taints == p.taints && a.startup_taints == p.startup_taints
+             && a.consolidate_after == p.consolidate_after;
+    }
+    if (same) {
+      return;
+    }
+    pool_shapes.clear();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto& p = *inputs[i].pool;
+      pool_shapes.push_back(
+          {&p, inputs[i].index, types[i], p.requirements, p.template_labels, p.taints, p.startup_taints, p.consolidate_after});
+    }
+    ++pools_generation;
+  }
+
+  // buildDomainGroups per topology key, for one pools_generation.
+  struct DomainGroups
+  {
+    std::uint64_t generation = 0;
+    std::unordered_map<KeyId, std::vector<DomainEntry>> by_key;
+  };
+  DomainGroups domain_groups;
+  ExistingSnapshot existing;
 
   PoolTypes& pool_types(std::size_t i, const std::vector<const catalog::InstanceType*>& types)
   {
@@ -76,6 +260,7 @@ struct SolveCache::Impl
     if (!p.types || p.types->source != types) {
       p.types = std::make_unique<PoolTypes>(types, in, space);
       p.daemon_signatures = {};
+      pool_shapes.clear(); // a new PoolTypes may reuse the old one's address
     }
     return *p.types;
   }
@@ -247,29 +432,6 @@ struct Template
   bool within_limits_dirty = true;
 };
 
-struct ExistingNode
-{
-  cluster::NodeIndex index = 0;
-  const cluster::NodeState* node = nullptr;
-  // The node's labels and hostname (from the SolveCache), copied only once a pod narrows them:
-  // consolidation solves prepare every node for every candidate.
-  const ReqSet* base_reqs = nullptr;
-  std::optional<ReqSet> own_reqs;
-  [[nodiscard]] const ReqSet& reqs() const { return own_reqs ? *own_reqs : *base_reqs; }
-  ReqSet& mutable_reqs()
-  {
-    if (!own_reqs) {
-      own_reqs = *base_reqs;
-    }
-    return *own_reqs;
-  }
-  std::vector<model::Taint> taints; // effective taints (startup/ephemeral dropped while uninitialized)
-  model::Resources remaining;
-  ValueId hostname = 0;
-  bool initialized = false;
-  bool under_consolidate_after = false;
-  std::vector<std::int32_t> host_ports;
-};
 
 struct Claim
 {
@@ -310,13 +472,6 @@ struct QueuedPod
   bool from_deleting = false;
 };
 
-struct DomainEntry
-{
-  ValueId domain = 0;
-  std::vector<std::uint32_t> pools; // pool inputs whose taints guard this domain; empty = untainted
-  bool untainted = false;
-};
-
 class Scheduler
 {
 public:
@@ -325,6 +480,11 @@ public:
   {
   }
 
+  ~Scheduler() { restore_existing(); }
+
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
   SolveResult run();
 
 private:
@@ -332,6 +492,9 @@ private:
   void prepare_pods();
   void prepare_templates();
   void prepare_existing();
+  [[nodiscard]] bool snapshot_current() const;
+  void build_snapshot();
+  void restore_existing(); // undo this solve's changes to the shared existing-node list
   void prepare_limits();
   void prepare_topology();
 
@@ -399,7 +562,18 @@ private:
   std::vector<Daemon> m_daemons;
 
   std::vector<Template> m_templates; // weight order
-  std::vector<ExistingNode> m_existing;
+  // The cache's existing nodes (ExistingSnapshot), changed in place and restored at the end.
+  std::vector<ExistingNode>* m_existing = nullptr;
+  FreeCapacityIndex* m_index = nullptr;
+  bool m_snapshot_in_use = false;
+  std::vector<std::uint32_t> m_excluded; // positions excluded by this solve
+  struct Undo
+  {
+    std::uint32_t pos = 0;
+    model::Resources remaining;
+    std::size_t host_ports = 0;
+  };
+  std::vector<Undo> m_undo;
   std::vector<Claim> m_claims;
   std::vector<std::uint32_t> m_claim_order; // claim ids by pod count ascending (stable)
 
@@ -407,7 +581,6 @@ private:
   std::vector<TopologyGroup> m_inverse;
   std::unordered_map<std::string, std::uint32_t> m_group_ids;
   std::unordered_map<std::string, std::uint32_t> m_inverse_ids;
-  std::unordered_map<KeyId, std::vector<DomainEntry>> m_domain_groups;
   std::unordered_map<const model::PodSpec*, SpecTopo> m_spec_topo;
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> m_running; // bound pods outside the batch
 
@@ -465,6 +638,7 @@ void Scheduler::prepare_pools()
       }
     }
   }
+  m_cache.observe_pools(inputs, m_pool_types);
 }
 
 void Scheduler::prepare_pods()
@@ -709,14 +883,42 @@ void Scheduler::prepare_templates()
   }
 }
 
-void Scheduler::prepare_existing()
+bool Scheduler::snapshot_current() const
 {
+  const auto& snap = m_cache.existing;
+  if (!snap.valid || snap.cluster != m_cluster.instance_id() || snap.epoch != m_cluster.node_epoch()
+      || snap.bindings != m_cluster.binding_log().size() || snap.host_ports != m_any_host_ports
+      || snap.consolidation_simulation != m_input.options.consolidation_simulation
+      || (m_input.options.consolidation_simulation && snap.now != m_input.options.now)
+      || snap.pools_generation != m_cache.pools_generation || snap.daemons.size() != m_daemons.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < snap.daemons.size(); ++i) {
+    if (snap.daemons[i] != m_daemons[i].spec) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void Scheduler::build_snapshot()
+{
+  auto& snap = m_cache.existing;
+  snap = ExistingSnapshot{};
+  snap.cluster = m_cluster.instance_id();
+  snap.epoch = m_cluster.node_epoch();
+  snap.bindings = m_cluster.binding_log().size();
+  snap.pools_generation = m_cache.pools_generation;
+  for (const auto& d : m_daemons) {
+    snap.daemons.push_back(d.spec);
+  }
+  snap.host_ports = m_any_host_ports;
+  snap.consolidation_simulation = m_input.options.consolidation_simulation;
+  snap.now = m_input.options.now;
   const auto& nodes = m_cluster.nodes();
-  std::vector<cluster::NodeIndex> excluded = m_input.excluded_nodes;
-  std::sort(excluded.begin(), excluded.end());
   for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
     const auto& n = nodes[i];
-    if (!n.alive() || !n.schedulable() || std::binary_search(excluded.begin(), excluded.end(), i)) {
+    if (!n.alive() || !n.schedulable()) {
       continue;
     }
     const auto& cached = m_cache.node(i, n);
@@ -784,19 +986,84 @@ void Scheduler::prepare_existing()
         e.under_consolidate_after = m_input.options.now - since < after;
       }
     }
-    m_existing.push_back(std::move(e));
+    snap.nodes.push_back(std::move(e));
   }
   // sortExistingNodes: initialized first, then by name.
-  std::stable_sort(m_existing.begin(), m_existing.end(), [](const ExistingNode& a, const ExistingNode& b) {
+  std::stable_sort(snap.nodes.begin(), snap.nodes.end(), [](const ExistingNode& a, const ExistingNode& b) {
     if (a.initialized != b.initialized) {
       return a.initialized;
     }
     return a.node->name < b.node->name;
   });
+  snap.position.assign(nodes.size(), cluster::k_none);
+  snap.pool_capacity.assign(m_input.node_pools.size(), model::Resources{});
+  snap.pool_nodes.assign(m_input.node_pools.size(), 0);
+  for (std::uint32_t pos = 0; pos < snap.nodes.size(); ++pos) {
+    const auto& n = *snap.nodes[pos].node;
+    snap.position[snap.nodes[pos].index] = pos;
+    if (n.owner != cluster::NodeOwner::node_pool) {
+      continue;
+    }
+    for (std::size_t i = 0; i < m_input.node_pools.size(); ++i) {
+      if (m_input.node_pools[i].index == n.pool) {
+        snap.pool_capacity[i] += n.instance_type != nullptr ? n.instance_type->capacity : n.allocatable;
+        ++snap.pool_nodes[i];
+      }
+    }
+  }
+  snap.index.build(snap.nodes);
+  snap.valid = true;
+}
+
+void Scheduler::prepare_existing()
+{
+  if (!snapshot_current()) {
+    build_snapshot();
+  }
+  auto& snap = m_cache.existing;
+  m_existing = &snap.nodes;
+  m_index = &snap.index;
+  m_snapshot_in_use = true;
+  for (const auto n : m_input.excluded_nodes) {
+    if (n >= snap.position.size() || snap.position[n] == cluster::k_none) {
+      continue;
+    }
+    const std::uint32_t pos = snap.position[n];
+    auto& e = snap.nodes[pos];
+    if (!e.excluded) {
+      e.excluded = true;
+      m_excluded.push_back(pos);
+      m_index->update(pos, e);
+    }
+  }
+}
+
+void Scheduler::restore_existing()
+{
+  if (!m_snapshot_in_use) {
+    return;
+  }
+  auto& snap = m_cache.existing;
+  for (auto it = m_undo.rbegin(); it != m_undo.rend(); ++it) {
+    auto& e = snap.nodes[it->pos];
+    e.remaining = it->remaining;
+    e.host_ports.resize(it->host_ports);
+    e.own_reqs.reset();
+    e.touched = false;
+    m_index->update(it->pos, e);
+  }
+  for (const auto pos : m_excluded) {
+    snap.nodes[pos].excluded = false;
+    m_index->update(pos, snap.nodes[pos]);
+  }
+  m_undo.clear();
+  m_excluded.clear();
+  m_snapshot_in_use = false;
 }
 
 void Scheduler::prepare_limits()
 {
+  const auto& snap = m_cache.existing;
   for (auto& t : m_templates) {
     if (m_input.remaining_limits.size() == m_input.node_pools.size()) {
       t.remaining = m_input.remaining_limits[t.input];
@@ -808,19 +1075,34 @@ void Scheduler::prepare_limits()
     if (!t.limited) {
       continue;
     }
-    // updateRemainingResources: subtract the capacity of the pool's existing nodes.
-    for (const auto& e : m_existing) {
-      const auto& n = *e.node;
-      if (n.owner != cluster::NodeOwner::node_pool || n.pool != t.np->index) {
-        continue;
+    // updateRemainingResources: subtract the capacity of the pool's existing nodes (the
+    // snapshot's totals minus the excluded nodes; integer sums, so the order does not matter).
+    const auto pool_index = t.np->index;
+    const auto is_pool_node = [&](const ExistingNode& e) {
+      return e.node->owner == cluster::NodeOwner::node_pool && e.node->pool == pool_index;
+    };
+    const auto capacity = [](const cluster::NodeState& n) {
+      return n.instance_type != nullptr ? n.instance_type->capacity : n.allocatable;
+    };
+    model::Resources used = snap.pool_capacity[t.input];
+    std::int64_t count = snap.pool_nodes[t.input];
+    for (const auto pos : m_excluded) {
+      const auto& e = snap.nodes[pos];
+      if (is_pool_node(e)) {
+        used -= capacity(*e.node);
+        --count;
       }
-      const model::Resources cap = n.instance_type != nullptr ? n.instance_type->capacity : n.allocatable;
-      t.remaining.max -= cap;
-      if (t.remaining.nodes) {
-        *t.remaining.nodes -= 1;
-      }
-      if (t.remaining.usd_per_hour) {
-        *t.remaining.usd_per_hour -= n.price_per_hour;
+    }
+    t.remaining.max -= used;
+    if (t.remaining.nodes) {
+      *t.remaining.nodes -= count;
+    }
+    if (t.remaining.usd_per_hour) {
+      // A floating-point sum: subtracted node by node in list order, as before.
+      for (const auto& e : snap.nodes) {
+        if (!e.excluded && is_pool_node(e)) {
+          *t.remaining.usd_per_hour -= e.node->price_per_hour;
+        }
       }
     }
   }
@@ -831,7 +1113,12 @@ void Scheduler::prepare_limits()
 
 const std::vector<DomainEntry>& Scheduler::domain_group(KeyId key)
 {
-  if (auto it = m_domain_groups.find(key); it != m_domain_groups.end()) {
+  auto& cached = m_cache.domain_groups;
+  if (cached.generation != m_cache.pools_generation) {
+    cached.generation = m_cache.pools_generation;
+    cached.by_key.clear();
+  }
+  if (auto it = cached.by_key.find(key); it != cached.by_key.end()) {
     return it->second;
   }
   // buildDomainGroups: per NodePool, values of (pool requirements ∧ labels ∧ type requirements)
@@ -873,7 +1160,7 @@ const std::vector<DomainEntry>& Scheduler::domain_group(KeyId key)
       }
     }
   }
-  return m_domain_groups.emplace(key, std::move(out)).first->second;
+  return cached.by_key.emplace(key, std::move(out)).first->second;
 }
 
 std::uint32_t Scheduler::add_group(TopologyGroup g, const model::PodSpec& owner, bool inverse)
@@ -993,33 +1280,34 @@ void Scheduler::prepare_topology()
     }
   }
   const auto& nodes = m_cluster.nodes();
-  // Without topology in the batch, the running pods matter only through their required
-  // anti-affinity: look for one before listing them all.
-  bool existing_anti = false;
-  for (cluster::NodeIndex i = 0; i < nodes.size() && !needed && !existing_anti; ++i) {
-    if (!nodes[i].alive()) {
-      continue;
-    }
-    for (const auto pi : nodes[i].pods) {
-      const auto& spec = m_cluster.pod(pi).pod.spec;
-      if (spec && !spec->pod_anti_affinity_required.empty()
-          && !std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
-        existing_anti = true;
-        break;
+  auto& snap = m_cache.existing;
+  if (!snap.running_known) {
+    // Bound pods of alive nodes (any lifecycle), for this cluster state.
+    for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
+      if (!nodes[i].alive()) {
+        continue;
+      }
+      for (const auto pi : nodes[i].pods) {
+        snap.running.emplace_back(pi, i);
+        const auto& spec = m_cluster.pod(pi).pod.spec;
+        if (spec && !spec->pod_anti_affinity_required.empty()) {
+          snap.anti_affinity.push_back(pi);
+        }
       }
     }
+    snap.running_known = true;
   }
+  // Without topology in the batch, the running pods matter only through their required
+  // anti-affinity.
+  const bool existing_anti = std::any_of(snap.anti_affinity.begin(), snap.anti_affinity.end(), [&](cluster::PodIndex pi) {
+    return !std::binary_search(m_batch.begin(), m_batch.end(), pi);
+  });
   if (!needed && !existing_anti) {
     return;
   }
-  for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
-    if (!nodes[i].alive()) {
-      continue;
-    }
-    for (const auto pi : nodes[i].pods) {
-      if (!std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
-        m_running.emplace_back(pi, i);
-      }
+  for (const auto& [pi, ni] : snap.running) {
+    if (!std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
+      m_running.emplace_back(pi, ni);
     }
   }
   // Inverse anti-affinity of existing pods (updateInverseAffinities).
@@ -1473,7 +1761,10 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
 {
   const auto& spec = *p.data->spec;
   AddPlan& plan = m_plan;
-  for (auto& e : m_existing) {
+  auto& nodes = *m_existing;
+  for (std::size_t pos = m_index->next(0, p.requests); pos != FreeCapacityIndex::k_end;
+       pos = m_index->next(pos + 1, p.requests)) {
+    auto& e = nodes[pos];
     if (e.under_consolidate_after && !p.pending && !p.from_deleting) {
       continue;
     }
@@ -1494,11 +1785,16 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
     if (!requirements_plan(e.reqs(), false, p, v, e.taints, plan, nullptr)) {
       continue;
     }
+    if (!e.touched) {
+      e.touched = true;
+      m_undo.push_back({static_cast<std::uint32_t>(pos), e.remaining, e.host_ports.size()});
+    }
     if (!plan.delta.empty()) {
       apply_delta(e.mutable_reqs(), plan.delta);
     }
     e.remaining -= p.requests;
     e.host_ports.insert(e.host_ports.end(), spec.host_ports.begin(), spec.host_ports.end());
+    m_index->update(pos, e);
     if (p.topo != nullptr && p.topo->any) {
       record(p, v, e.taints, e.reqs());
     }

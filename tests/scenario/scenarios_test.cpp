@@ -7,6 +7,8 @@
 #include "core/sim/run.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -122,6 +124,36 @@ TEST_CASE("golden results: scenarios pinned byte for byte", "[scenario][golden]"
     REQUIRE(std::filesystem::exists(golden));
     CHECK(read_file(golden) == actual);
   }
+}
+
+TEST_CASE("golden results: the mid-size scenario and its decisions pinned byte for byte", "[scenario][golden]")
+{
+  // tests/scenario/golden/midsize.yaml: ~3,000 pods over a day through both engines with
+  // --explain, so that the scheduler's caches and indexes cannot change a decision unnoticed.
+  const bool update = std::getenv("CAPSIM_UPDATE_GOLDENS") != nullptr;
+  const auto dir = source_dir() / "tests" / "scenario" / "golden";
+  sim::RunOptions options;
+  options.explain = true;
+  const std::string full =
+      report::render_json(sim::run_scenario(io::load_scenario((dir / "midsize.yaml").string()), options));
+  // The ~30,000 decision rows (6 MB) are pinned by count and FNV-1a digest; the rest verbatim.
+  auto doc = nlohmann::ordered_json::parse(full);
+  for (auto& result : doc["results"]) {
+    const std::string decisions = result["decisions"].dump();
+    std::uint64_t hash = 14695981039346656037ULL;
+    for (const unsigned char ch : decisions) {
+      hash = (hash ^ ch) * 1099511628211ULL;
+    }
+    result["decisions_count"] = result["decisions"].size();
+    result["decisions_fnv1a64"] = fmt::format("{:016x}", hash);
+    result.erase("decisions");
+  }
+  const std::string actual = doc.dump(2) + "\n";
+  if (update) {
+    std::ofstream(dir / "midsize.json", std::ios::binary) << actual;
+  }
+  REQUIRE(std::filesystem::exists(dir / "midsize.json"));
+  CHECK(read_file(dir / "midsize.json") == actual);
 }
 
 TEST_CASE("spec.pricing: an on-demand discount changes the effective cost, not the decisions", "[scenario][pricing]")
