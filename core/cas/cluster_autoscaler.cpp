@@ -204,7 +204,7 @@ std::optional<SimTime> ClusterAutoscaler::reconcile(SimTime now, const cluster::
 std::vector<ClusterAutoscaler::GroupView> ClusterAutoscaler::observe(const cluster::Cluster& cluster) const
 {
   std::vector<GroupView> views(m_groups.size());
-  for (NodeIndex i = 0; i < cluster.nodes().size(); ++i) {
+  for (const NodeIndex i : cluster.alive_node_indices()) {
     const auto& n = cluster.node(i);
     if (n.owner != cluster::NodeOwner::node_group || n.pool >= m_groups.size() || !n.alive()
         || n.lifecycle == NodeLifecycle::deleting) {
@@ -366,7 +366,7 @@ const NodeTemplate* ClusterAutoscaler::group_template(std::size_t g, SimTime now
   const auto& group = m_scenario.node_groups[g];
   // A good real node: Ready for over a minute, schedulable, not being deleted. The first one
   // in node order is the template (re-copied only when that node changes).
-  for (NodeIndex i = 0; i < cluster.nodes().size(); ++i) {
+  for (const NodeIndex i : cluster.alive_node_indices()) {
     const auto& n = cluster.node(i);
     if (n.owner == cluster::NodeOwner::node_group && n.pool == g && n.lifecycle == NodeLifecycle::ready
         && !n.disrupted_taint && n.ready_at >= 0 && n.ready_at + k_template_stabilization < now) {
@@ -416,7 +416,7 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
   // The snapshot: registered nodes (being-deleted ones blocked), then upcoming nodes as
   // copies of their group's template.
   Snapshot snapshot;
-  for (NodeIndex i = 0; i < cluster.nodes().size(); ++i) {
+  for (const NodeIndex i : cluster.alive_node_indices()) {
     const auto& n = cluster.node(i);
     if (!n.alive() || (n.lifecycle != NodeLifecycle::ready && n.lifecycle != NodeLifecycle::deleting)) {
       continue;

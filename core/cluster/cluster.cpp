@@ -27,6 +27,7 @@ NodeIndex Cluster::add_node(NodeState node)
   node.requirements = model::Requirements::from_labels(node.labels);
   if (node.alive()) {
     ++m_alive_nodes;
+    m_alive.push_back(static_cast<NodeIndex>(m_nodes.size()));
   }
   m_nodes.push_back(std::move(node));
   m_node_stamps.push_back(++m_node_epoch);
@@ -107,6 +108,7 @@ void Cluster::mark_terminated(NodeIndex node, SimTime now)
   auto& n = m_nodes[node];
   if (n.alive()) {
     --m_alive_nodes;
+    m_alive.erase(std::lower_bound(m_alive.begin(), m_alive.end(), node));
   }
   n.lifecycle = NodeLifecycle::terminated;
   n.terminated_at = now;

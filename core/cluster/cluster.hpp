@@ -134,6 +134,10 @@ public:
   // Number of nodes not terminated.
   [[nodiscard]] std::size_t alive_nodes() const { return m_alive_nodes; }
 
+  // Indices of the nodes not terminated, ascending: loops over the live cluster should not
+  // walk every node a long simulation ever launched.
+  [[nodiscard]] const std::vector<NodeIndex>& alive_node_indices() const { return m_alive; }
+
   void mark_terminated(NodeIndex node, SimTime now);
 
   // Change tracking for incremental indexes (scheduling::KubeScheduler). Every bind()/unbind()
@@ -182,6 +186,7 @@ private:
   std::vector<PodIndex> m_pending;
   std::vector<std::uint32_t> m_pending_pos; // position in m_pending per pod, or k_none
   std::size_t m_alive_nodes = 0;
+  std::vector<NodeIndex> m_alive; // sorted
   std::vector<BindingChange> m_binding_log;
   std::vector<std::uint64_t> m_node_stamps; // per node: node_epoch of its last change
   std::uint64_t m_node_epoch = 0;

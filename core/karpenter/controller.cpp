@@ -121,7 +121,7 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   in.cluster = &cluster;
   in.pods.assign(pending.begin(), pending.end());
   // Pods of deleting nodes are re-simulated too (they will need somewhere to go).
-  for (NodeIndex n = 0; n < cluster.nodes().size(); ++n) {
+  for (const NodeIndex n : cluster.alive_node_indices()) {
     const auto& node = cluster.node(n);
     // ... and of nodes marked for deletion by a disruption command (disrupted taint), whose
     // replacements must keep room for them (nodes.Deleting() includes MarkedForDeletion).
@@ -138,8 +138,9 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   }
   launch_claims(now, result, actuator, cluster);
   m_nominated_until.resize(cluster.nodes().size(), -1);
-  for (std::size_t n = 0; n < m_nominated_until.size(); ++n) {
-    if (cluster.node(static_cast<NodeIndex>(n)).created_at == now) {
+  // (Only live nodes are ever disruption candidates, the one reader.)
+  for (const NodeIndex n : cluster.alive_node_indices()) {
+    if (cluster.node(n).created_at == now) {
       m_nominated_until[n] = now + window;
     }
   }
@@ -147,7 +148,8 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
 
 void KarpenterController::expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
 {
-  for (NodeIndex n = 0; n < cluster.nodes().size(); ++n) {
+  const std::vector<NodeIndex> alive = cluster.alive_node_indices(); // a copy: deleting changes it
+  for (const NodeIndex n : alive) {
     const auto& node = cluster.node(n);
     if (node.owner != NodeOwner::node_pool || node.expire_at < 0 || node.expire_at > now || !node.alive()
         || node.lifecycle == NodeLifecycle::deleting) {

@@ -359,9 +359,9 @@ std::vector<Candidate> DisruptionController::candidates(Method m, bool record_ke
   ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
   const DisruptionClass cls = m == Method::drift ? DisruptionClass::eventual : DisruptionClass::graceful;
   std::vector<Candidate> out;
-  for (NodeIndex n = 0; n < m_cluster->nodes().size(); ++n) {
+  for (const NodeIndex n : m_cluster->alive_node_indices()) {
     const auto& node = m_cluster->node(n);
-    if (node.owner != cluster::NodeOwner::node_pool || !node.alive()) {
+    if (node.owner != cluster::NodeOwner::node_pool) {
       continue;
     }
     if (m == Method::drift && !drifted(n)) {
@@ -408,9 +408,9 @@ std::vector<PoolTotals> DisruptionController::pool_totals(const std::vector<Cand
   for (const auto& c : candidates) {
     candidate_cost[c.node] = c.reschedule_cost;
   }
-  for (NodeIndex n = 0; n < m_cluster->nodes().size(); ++n) {
+  for (const NodeIndex n : m_cluster->alive_node_indices()) {
     const auto& node = m_cluster->node(n);
-    if (node.owner != cluster::NodeOwner::node_pool || !node.alive() || node.pool >= totals.size()) {
+    if (node.owner != cluster::NodeOwner::node_pool || node.pool >= totals.size()) {
       continue;
     }
     totals[node.pool].total_cost += node.price_per_hour;

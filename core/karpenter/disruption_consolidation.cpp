@@ -72,11 +72,13 @@ double sum_prices(const std::vector<Candidate>& candidates)
   return sum;
 }
 
-std::string price_rule_detail(const NewNodeClaim& claim, double candidate_price, const OfferingAvailable& available)
+// Why no option of `options` (the claim's options before the price filter) is cheaper.
+std::string price_rule_detail(const NewNodeClaim& claim, const std::vector<const catalog::InstanceType*>& options,
+                              double candidate_price, const OfferingAvailable& available)
 {
   double best = k_inf;
   const catalog::InstanceType* best_type = nullptr;
-  for (const auto* t : claim.instance_types) {
+  for (const auto* t : options) {
     const double w = worst_launch_price(*t, claim.requirements, available);
     if (w < best) {
       best = w;
@@ -168,11 +170,11 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
   const auto& cluster = *ctx.cluster;
   SolveInput in = ctx.controller->solve_input(cluster, *ctx.actuator);
   in.cluster = &cluster;
-  std::vector<char> is_candidate(cluster.nodes().size(), 0);
   for (const auto& c : candidates) {
-    is_candidate[c.node] = 1;
     in.excluded_nodes.push_back(c.node);
   }
+  std::vector<NodeIndex> is_candidate = in.excluded_nodes;
+  std::sort(is_candidate.begin(), is_candidate.end());
   const auto& pending = cluster.pending();
   in.pods.assign(pending.begin(), pending.end());
   for (const auto& c : candidates) {
@@ -182,21 +184,23 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
       }
     }
   }
-  // Pods of deleting nodes and of nodes marked for deletion by a command in flight.
-  std::vector<char> from_deleting(cluster.pods().size(), 0);
-  for (NodeIndex n = 0; n < cluster.nodes().size(); ++n) {
+  // Pods of deleting nodes and of nodes marked for deletion by a command in flight (sorted:
+  // a per-pod flag array would cost the whole pod history on every simulation).
+  std::vector<PodIndex> from_deleting;
+  for (const NodeIndex n : cluster.alive_node_indices()) {
     const auto& node = cluster.node(n);
-    if (!node.alive() || is_candidate[n] != 0
+    if (std::binary_search(is_candidate.begin(), is_candidate.end(), n)
         || (node.lifecycle != NodeLifecycle::deleting && !node.disrupted_taint)) {
       continue;
     }
     for (const PodIndex p : node.pods) {
       if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
         in.pods.push_back(p);
-        from_deleting[p] = 1;
+        from_deleting.push_back(p);
       }
     }
   }
+  std::sort(from_deleting.begin(), from_deleting.end());
   in.options.consolidation_simulation = consolidation && !is_v113(ctx.version);
   in.options.now = ctx.now;
   Simulation out;
@@ -211,7 +215,8 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
   for (const auto& pl : out.result.existing) {
     const auto& node = cluster.node(pl.node);
     const auto& p = cluster.pod(pl.pod);
-    if (node.lifecycle != NodeLifecycle::ready && p.phase != PodPhase::pending && from_deleting[pl.pod] == 0) {
+    if (node.lifecycle != NodeLifecycle::ready && p.phase != PodPhase::pending
+        && !std::binary_search(from_deleting.begin(), from_deleting.end(), pl.pod)) {
       out.failure = "pod " + pod_label(p) + " would schedule against uninitialized node " + node.name;
       return out;
     }
@@ -266,13 +271,13 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
       }
     }
     claim.instance_types = std::move(compatible);
-    const NewNodeClaim before = claim;
+    const auto before = claim.instance_types; // remove_options_by_price changes only the options
     if (!remove_options_by_price(claim, candidate_price, available)) {
       out.rejected = "filtering by price breaks the NodePool's minValues";
       return out;
     }
     if (claim.instance_types.empty()) {
-      out.rejected = price_rule_detail(before, candidate_price, available);
+      out.rejected = price_rule_detail(claim, before, candidate_price, available);
       return out;
     }
     if (candidates.size() == 1) {
@@ -291,13 +296,13 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
       }
     }
   } else {
-    const NewNodeClaim before = claim;
+    const auto before = claim.instance_types; // remove_options_by_price changes only the options
     if (!remove_options_by_price(claim, candidate_price, available)) {
       out.rejected = "filtering by price breaks the NodePool's minValues";
       return out;
     }
     if (claim.instance_types.empty()) {
-      out.rejected = price_rule_detail(before, candidate_price, available);
+      out.rejected = price_rule_detail(claim, before, candidate_price, available);
       return out;
     }
     // OD -> [OD, spot]: the prices above assumed spot; launch spot or nothing.

@@ -916,9 +916,9 @@ void Scheduler::build_snapshot()
   snap.consolidation_simulation = m_input.options.consolidation_simulation;
   snap.now = m_input.options.now;
   const auto& nodes = m_cluster.nodes();
-  for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
+  for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     const auto& n = nodes[i];
-    if (!n.alive() || !n.schedulable()) {
+    if (!n.schedulable()) {
       continue;
     }
     const auto& cached = m_cache.node(i, n);
@@ -1201,9 +1201,9 @@ void Scheduler::count_domains(TopologyGroup& g)
 {
   const auto& nodes = m_cluster.nodes();
   // Domains of existing nodes (not in-flight NodeClaims without a Node) that pass the filter.
-  for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
+  for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     const auto& n = nodes[i];
-    if (!n.alive() || n.lifecycle == cluster::NodeLifecycle::launching || g.hostname) {
+    if (n.lifecycle == cluster::NodeLifecycle::launching || g.hostname) {
       continue;
     }
     const auto& cached = m_cache.node(i, n);
@@ -1283,10 +1283,7 @@ void Scheduler::prepare_topology()
   auto& snap = m_cache.existing;
   if (!snap.running_known) {
     // Bound pods of alive nodes (any lifecycle), for this cluster state.
-    for (cluster::NodeIndex i = 0; i < nodes.size(); ++i) {
-      if (!nodes[i].alive()) {
-        continue;
-      }
+    for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
       for (const auto pi : nodes[i].pods) {
         snap.running.emplace_back(pi, i);
         const auto& spec = m_cluster.pod(pi).pod.spec;
@@ -2214,7 +2211,7 @@ void Scheduler::finalize(SolveResult& out)
     c.reqs.erase(k_reg);
     c.reqs.erase(k_init);
     nc.requirements = to_model(c.reqs, m_in);
-    nc.requirements.add(it_req);
+    nc.requirements.add(std::move(it_req));
     nc.requests = c.requests;
     nc.pods = c.pods;
     nc.taints = t.np->pool->taints;

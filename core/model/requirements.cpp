@@ -280,6 +280,17 @@ void Requirements::add(const Requirement& r)
   }
 }
 
+void Requirements::add(Requirement&& r)
+{
+  auto it = std::lower_bound(m_items.begin(), m_items.end(), r.key,
+                             [](const Requirement& a, std::string_view k) { return a.key < k; });
+  if (it != m_items.end() && it->key == r.key) {
+    *it = it->intersection(r);
+  } else {
+    m_items.insert(it, std::move(r));
+  }
+}
+
 void Requirements::add(const Requirements& other)
 {
   for (const auto& r : other.m_items) {

@@ -54,6 +54,7 @@ public:
 
   // Intersect `r` into this set (Karpenter's Requirements.Add).
   void add(const Requirement& r);
+  void add(Requirement&& r);
   void add(const Requirements& other);
 
   [[nodiscard]] bool has(std::string_view key) const;

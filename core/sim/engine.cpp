@@ -374,13 +374,21 @@ void Engine::arrive(PodIndex index)
 {
   auto& p = m_cluster.pod_mut(index);
   if (!p.pod.node_name.empty()) {
-    // Bound at t=0 through spec.nodeName.
-    for (NodeIndex n = 0; n < m_cluster.nodes().size(); ++n) {
-      if (m_cluster.node(n).name == p.pod.node_name && m_cluster.node(n).alive()) {
-        m_cluster.bind(index, n, m_now);
-        account_bound(n, index, +1);
-        start_pod(index);
-        return;
+    // Bound at t=0 through spec.nodeName: the first live node of that name.
+    if (m_nodes_by_name_count != m_cluster.nodes().size()) {
+      for (NodeIndex n = static_cast<NodeIndex>(m_nodes_by_name_count); n < m_cluster.nodes().size(); ++n) {
+        m_nodes_by_name[m_cluster.node(n).name].push_back(n);
+      }
+      m_nodes_by_name_count = m_cluster.nodes().size();
+    }
+    if (auto it = m_nodes_by_name.find(p.pod.node_name); it != m_nodes_by_name.end()) {
+      for (const NodeIndex n : it->second) {
+        if (m_cluster.node(n).alive()) {
+          m_cluster.bind(index, n, m_now);
+          account_bound(n, index, +1);
+          start_pod(index);
+          return;
+        }
       }
     }
   }

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace capsim::sim {
@@ -101,6 +102,9 @@ private:
   std::vector<cluster::PodIndex> m_workload_pod; // workload index -> pod index
   std::vector<std::uint32_t> m_pod_generation;
   std::vector<cluster::PodIndex> m_to_try; // pods kube-scheduler should (re)try
+  // Node indices by name (for pods bound through spec.nodeName), for the first *_count nodes.
+  std::unordered_map<std::string, std::vector<cluster::NodeIndex>> m_nodes_by_name;
+  std::size_t m_nodes_by_name_count = 0;
   bool m_capacity_changed = false;
   bool m_controller_triggered = false;
   SimTime m_controller_next = -1;
