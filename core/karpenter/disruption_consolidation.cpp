@@ -202,6 +202,8 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
   }
   std::sort(from_deleting.begin(), from_deleting.end());
   in.options.consolidation_simulation = consolidation && !is_v113(ctx.version);
+  // Consolidation reads the options only and rebuilds the requirement from those it keeps.
+  in.options.omit_instance_type_requirement = consolidation;
   in.options.now = ctx.now;
   Simulation out;
   out.result = solve(in);

@@ -62,7 +62,8 @@ struct Simulation
 // Existing nodes = active nodes minus the candidates; pods = pending pods + the candidates'
 // currently reschedulable pods (no active do-not-disrupt, no fully blocking PDB) + those of
 // deleting and marked-for-deletion nodes. `consolidation` sets IsConsolidationSimulation
-// (v1.14+ consolidateAfter destination rule).
+// (v1.14+ consolidateAfter destination rule) and leaves the instance-type requirement out of
+// new claims (consolidation reads their options and rebuilds it from the ones it keeps).
 [[nodiscard]] Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
                                              bool consolidation);
 

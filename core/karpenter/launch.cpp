@@ -40,22 +40,30 @@ bool req_allows(const model::Requirements& reqs, std::string_view key, std::stri
   return r == nullptr || r->has(value);
 }
 
-bool is_exotic(const catalog::InstanceType& it)
+// The accelerator resources that make an instance type exotic (those registered so far).
+std::vector<model::ResourceId> accelerator_ids()
+{
+  std::vector<model::ResourceId> ids;
+  for (const char* name : {"nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore",
+                           "habana.ai/gaudi"}) {
+    if (const auto id = model::find_resource_id(name)) {
+      ids.push_back(*id);
+    }
+  }
+  return ids;
+}
+
+bool is_exotic(const catalog::InstanceType& it, const std::vector<model::ResourceId>& accelerators)
 {
   if (it.exotic) {
     return true;
   }
-  const auto size = it.labels.find(std::string(model::labels::k_instance_size));
+  static const std::string k_size_key(model::labels::k_instance_size);
+  const auto size = it.labels.find(k_size_key);
   if (size != it.labels.end() && size->second.find("metal") != std::string::npos) {
     return true;
   }
-  for (const char* name : {"nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore",
-                           "habana.ai/gaudi"}) {
-    if (const auto id = model::find_resource_id(name); id && it.capacity[*id] != 0) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(accelerators.begin(), accelerators.end(), [&](model::ResourceId id) { return it.capacity[id] != 0; });
 }
 
 // An instance type with the offerings still under consideration.
@@ -176,7 +184,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   // CompatibleAvailableFilter.
   std::vector<Candidate> cands;
   for (const auto* it : instance_types) {
-    if (!reqs.intersects(it->requirements).empty() || !requests.fits_in(it->allocatable())) {
+    if (!requests.fits_in(it->allocatable()) || !reqs.intersects_ok(it->requirements)) {
       continue;
     }
     Candidate c{it, {}};
@@ -197,14 +205,11 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   // (Capacity-reservation and capacity-block filters: capsim has no reservation ids.)
   // ExoticInstanceTypeFilter.
   if (!has_min_values) {
-    std::vector<Candidate> generic;
-    for (const auto& c : cands) {
-      if (!is_exotic(*c.it)) {
-        generic.push_back(c);
-      }
-    }
-    if (!generic.empty()) {
-      cands = std::move(generic);
+    const auto accelerators = accelerator_ids();
+    const auto generic = std::count_if(cands.begin(), cands.end(),
+                                       [&](const Candidate& c) { return !is_exotic(*c.it, accelerators); });
+    if (generic > 0) {
+      std::erase_if(cands, [&](const Candidate& c) { return is_exotic(*c.it, accelerators); });
     }
   }
   // SpotOfferingFilter.
@@ -252,8 +257,9 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     priced.resize(static_cast<std::size_t>(std::max(0, options.max_instance_types)));
   }
   std::vector<Candidate> ordered;
+  ordered.reserve(priced.size());
   for (const auto& [price, i] : priced) {
-    ordered.push_back(cands[i]);
+    ordered.push_back(std::move(cands[i]));
   }
   if (has_min_values && !options.min_values_best_effort) {
     const std::string mv = min_values_error_of(ordered, reqs);

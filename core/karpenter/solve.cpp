@@ -2154,8 +2154,9 @@ void Scheduler::finalize(SolveResult& out)
       it_req.min_values = existing->min_values;
     }
     c.reqs.erase(m_in.k_instance_type);
+    const bool omit_it_req = m_input.options.omit_instance_type_requirement && !it_req.min_values;
     for (const auto i : t.types->by_name) {
-      if (truncated.test(i)) {
+      if (!omit_it_req && truncated.test(i)) {
         it_req.values.push_back(t.types->types()[i].it->name);
       }
     }
@@ -2211,7 +2212,9 @@ void Scheduler::finalize(SolveResult& out)
     c.reqs.erase(k_reg);
     c.reqs.erase(k_init);
     nc.requirements = to_model(c.reqs, m_in);
-    nc.requirements.add(std::move(it_req));
+    if (!omit_it_req) {
+      nc.requirements.add(std::move(it_req));
+    }
     nc.requests = c.requests;
     nc.pods = c.pods;
     nc.taints = t.np->pool->taints;

@@ -69,6 +69,9 @@ struct SolveOptions
   // destinations for non-pending pods that do not come from deleting nodes.
   bool consolidation_simulation = false;
   SimTime now = 0; // for consolidation_simulation
+  // Leave out the instance-type In [options] requirement of new NodeClaims (unless it carries
+  // minValues): for callers that rebuild it from the options they keep (consolidation).
+  bool omit_instance_type_requirement = false;
 };
 
 class SolveCache;

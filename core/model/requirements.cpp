@@ -326,27 +326,45 @@ void Requirements::erase(std::string_view key)
   std::erase_if(m_items, [&](const Requirement& r) { return r.key == key; });
 }
 
-std::string Requirements::intersects(const Requirements& other) const
+namespace {
+
+// The first key whose values do not intersect (both lists are sorted by key: a merge).
+template <typename Items>
+std::pair<const Requirement*, const Requirement*> first_disjoint(const Items& mine, const Items& theirs)
 {
-  // Both lists are sorted by key: merge.
-  auto a = m_items.begin();
-  auto b = other.m_items.begin();
-  while (a != m_items.end() && b != other.m_items.end()) {
-    if (a->key < b->key) {
+  auto a = mine.begin();
+  auto b = theirs.begin();
+  while (a != mine.end() && b != theirs.end()) {
+    const int order = a->key.compare(b->key);
+    if (order < 0) {
       ++a;
-    } else if (b->key < a->key) {
+    } else if (order > 0) {
       ++b;
     } else {
-      if (a->intersection_empty(*b)) {
-        if (!(is_negative(*b) && is_negative(*a))) {
-          return fmt::format("key {}, {} not in {}", a->key, to_string(*b), to_string(*a));
-        }
+      if (a->intersection_empty(*b) && !(is_negative(*b) && is_negative(*a))) {
+        return {&*a, &*b};
       }
       ++a;
       ++b;
     }
   }
-  return {};
+  return {nullptr, nullptr};
+}
+
+} // namespace
+
+std::string Requirements::intersects(const Requirements& other) const
+{
+  const auto [a, b] = first_disjoint(m_items, other.m_items);
+  if (a == nullptr) {
+    return {};
+  }
+  return fmt::format("key {}, {} not in {}", a->key, to_string(*b), to_string(*a));
+}
+
+bool Requirements::intersects_ok(const Requirements& other) const
+{
+  return first_disjoint(m_items, other.m_items).first == nullptr;
 }
 
 std::string Requirements::compatible(const Requirements& incoming, bool allow_undefined_well_known) const

@@ -68,6 +68,8 @@ public:
   // Every shared key has a non-empty intersection (Karpenter's Intersects). Empty result = ok;
   // otherwise a message naming the first conflicting key.
   [[nodiscard]] std::string intersects(const Requirements& other) const;
+  // intersects(other).empty(), without building the message.
+  [[nodiscard]] bool intersects_ok(const Requirements& other) const;
 
   // Karpenter's Compatible: keys that `incoming` constrains with In/Exists/Gt/Lt must be
   // defined here (unless allow_undefined_well_known and the key is well known), and shared
