@@ -1,0 +1,289 @@
+// capsim preview: the kubectl dumps of tests/fixtures/preview (written by make_fixtures.py as
+// kubectl prints them) read back, and the verdicts checked against hand-computed prices from
+// the embedded us-east-1 catalog: m5.large $0.096/h, m5.xlarge $0.192, m5.2xlarge $0.384,
+// c5.xlarge $0.17, c5.2xlarge $0.34; a month is 730 h.
+#include "core/base/diagnostics.hpp"
+#include "core/io/cluster_dump.hpp"
+#include "core/io/trace.hpp"
+#include "core/preview/preview.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+using namespace capsim;
+
+const std::string k_dir = std::string(CAPSIM_SOURCE_DIR) + "/tests/fixtures/preview/";
+
+io::ClusterDumpFiles fixture_files()
+{
+  io::ClusterDumpFiles f;
+  f.nodes = k_dir + "nodes.json";
+  f.pods = k_dir + "pods.json";
+  f.node_pools = k_dir + "nodepools.yaml";
+  f.pdbs = k_dir + "pdbs.json";
+  return f;
+}
+
+const io::ClusterDump& fixture()
+{
+  static const io::ClusterDump dump = io::load_cluster_dump(fixture_files());
+  return dump;
+}
+
+SimTime at(const char* rfc3339)
+{
+  return *io::parse_rfc3339_ms(rfc3339);
+}
+
+const preview::NodeVerdict& find(const std::vector<preview::NodeVerdict>& nodes, const std::string& short_name)
+{
+  const std::string name = short_name + ".ec2.internal";
+  const auto it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& v) { return v.name == name; });
+  REQUIRE(it != nodes.end());
+  return *it;
+}
+
+std::filesystem::path temp_dir()
+{
+  const auto dir = std::filesystem::temp_directory_path() / "capsim_preview_test";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string write(const std::string& name, const std::string& text)
+{
+  const auto p = temp_dir() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+// The diagnostics of loading `files`, formatted; empty when it loads.
+std::vector<std::string> errors_of(const io::ClusterDumpFiles& files)
+{
+  try {
+    (void)io::load_cluster_dump(files);
+  } catch (const InputError& e) {
+    std::vector<std::string> out;
+    for (const auto& d : e.diagnostics()) {
+      out.push_back(format_diagnostic(d));
+    }
+    return out;
+  }
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("preview reads full kubectl dumps leniently", "[preview][io]")
+{
+  const auto& dump = fixture();
+  const auto& sc = dump.scenario;
+  CHECK(sc.nodes.size() == 11);
+  // 35 pods in the dump; the Succeeded Job pod holds nothing and is dropped.
+  CHECK(sc.pods.size() == 34);
+  CHECK(sc.node_pools.size() == 3);
+  CHECK(sc.pdbs.size() == 1);
+  CHECK(sc.settings.region == "us-east-1");
+  // The newest timestamp is the nodes' last heartbeat.
+  CHECK(dump.newest == at("2026-11-29T12:00:00Z"));
+  // The EKS node group is synthesised from the node labels.
+  REQUIRE(sc.node_groups.size() == 1);
+  CHECK(sc.node_groups[0].name == "ng-general");
+  CHECK(sc.node_groups[0].instance_types == std::vector<std::string>{"m5.large"});
+  CHECK(sc.node_groups[0].min_size == 0);
+  // DaemonSets rebuilt from their pods, without the per-node matchFields pin.
+  REQUIRE(sc.daemon_sets.size() == 2);
+  CHECK(sc.daemon_sets[0].name == "aws-node");
+  CHECK(sc.daemon_sets[1].name == "kube-proxy");
+  CHECK(sc.daemon_sets[0].spec->required_node_affinity.empty());
+  CHECK(sc.daemon_sets[0].spec->requests.cpu() == 25);
+  // The mirror pod follows its node; the controller-owned pods do not.
+  const auto pod = [&](const std::string& name) {
+    const auto it = std::find_if(sc.pods.begin(), sc.pods.end(), [&](const auto& p) { return p.name == name; });
+    REQUIRE(it != sc.pods.end());
+    return *it;
+  };
+  CHECK(pod("etcd-backup-ip-10-0-0-5.ec2.internal").is_daemon);
+  CHECK_FALSE(pod("karpenter-5d4c3b2a1-jjjjj").is_daemon);
+  CHECK(pod("aws-node-110x").is_daemon);
+  CHECK(pod("web-7c9d8f6b5-eeeee").node_name == "ip-10-0-1-70.ec2.internal");
+  const auto& facts = dump.pods.at("web/web-7c9d8f6b5-eeeee");
+  CHECK(facts.started == at("2026-11-29T11:59:30Z"));
+  CHECK(facts.scheduled == at("2026-11-29T11:59:30Z"));
+  CHECK(dump.pods.at("kube-system/aws-node-110x").daemon_set == "aws-node");
+  CHECK(dump.nodes.at("ip-10-0-1-10.ec2.internal").ready);
+  CHECK(dump.nodes.at("ip-10-0-1-10.ec2.internal").created == at("2026-11-20T08:00:00Z"));
+}
+
+TEST_CASE("preview: Karpenter's next command and per-node verdicts", "[preview][karpenter]")
+{
+  const auto r = preview::run_preview(fixture(), {});
+  CHECK(r.now == at("2026-11-29T12:00:00Z"));
+  CHECK(r.pods == 11);
+  CHECK(r.pending_pods == 0);
+  CHECK(r.warnings.empty());
+
+  // Emptiness acts first: the m5.large holding only DaemonSet pods.
+  REQUIRE(r.next_command);
+  CHECK(r.next_command->method == "emptiness");
+  CHECK(r.next_command->action == "delete");
+  CHECK(r.next_command->nodes == std::vector<std::string>{"ip-10-0-1-60.ec2.internal"});
+  CHECK(r.next_command->saving_per_hour == Approx(0.096));
+  const auto& empty = find(r.karpenter, "ip-10-0-1-60");
+  CHECK(empty.decision == "delete");
+  CHECK(empty.method == "emptiness");
+  CHECK(empty.in_next_command);
+  CHECK(empty.saving_per_hour == Approx(0.096));
+
+  // Underutilized m5.xlarge: its web pod fits on the m5.2xlarge, so delete saves its price.
+  const auto& under = find(r.karpenter, "ip-10-0-1-10");
+  CHECK(under.decision == "delete");
+  CHECK(under.method == "single-node");
+  CHECK_FALSE(under.in_next_command);
+  CHECK(under.pods == 1);
+  CHECK(under.saving_per_hour == Approx(0.192));
+
+  // The m5.2xlarge's 3500m pod fits on no other node (m5.xlarge nodes have < 3500m free), so
+  // a new node: the cheapest c5/m5 type under $0.384 that fits 3500m + 125m DaemonSets is
+  // c5.xlarge ($0.17); the options left by the price rule are c5.xlarge, m5.xlarge, c5.2xlarge.
+  const auto& big = find(r.karpenter, "ip-10-0-1-20");
+  CHECK(big.decision == "replace");
+  REQUIRE(big.replacement);
+  CHECK(big.replacement->instance_type == "c5.xlarge");
+  CHECK(big.replacement->capacity_type == "on-demand");
+  CHECK(big.replacement->price_per_hour == Approx(0.17));
+  CHECK(big.replacement->instance_types == std::vector<std::string>{"c5.xlarge", "m5.xlarge", "c5.2xlarge"});
+  CHECK(big.saving_per_hour == Approx(0.384 - 0.17));
+
+  const auto& dnd = find(r.karpenter, "ip-10-0-1-30");
+  CHECK(dnd.decision == "keep");
+  CHECK(dnd.reason_code == "do-not-disrupt");
+  CHECK(dnd.reason.find("report-runner-5f4b8d9c7-bbbbb") != std::string::npos);
+
+  const auto& pdb = find(r.karpenter, "ip-10-0-1-40");
+  CHECK(pdb.decision == "keep");
+  CHECK(pdb.reason_code == "pdb");
+  CHECK(pdb.reason.find("payments-0") != std::string::npos);
+
+  const auto& nowhere = find(r.karpenter, "ip-10-0-1-50");
+  CHECK(nowhere.decision == "keep");
+  CHECK(nowhere.reason_code == "pod-fits-nowhere");
+  CHECK(nowhere.reason.find("licensed-app-6d5c4b3a2-ddddd fits nowhere") != std::string::npos);
+
+  const auto& recent = find(r.karpenter, "ip-10-0-1-70");
+  CHECK(recent.decision == "keep");
+  CHECK(recent.reason_code == "consolidate-after");
+  CHECK(recent.reason.find("consolidatable in 30s") != std::string::npos);
+
+  CHECK(find(r.karpenter, "ip-10-0-3-10").reason_code == "when-empty");
+  CHECK(find(r.karpenter, "ip-10-0-4-10").reason_code == "budget");
+  CHECK(find(r.karpenter, "ip-10-0-2-10").reason_code == "not-karpenter");
+  CHECK(find(r.karpenter, "ip-10-0-2-10").pool == "ng-general");
+  CHECK(find(r.karpenter, "ip-10-0-0-5").reason_code == "not-karpenter");
+  for (const auto& v : r.karpenter) {
+    if (v.decision == "keep") {
+      CHECK(v.saving_per_hour == 0);
+    }
+  }
+  // Sorted by name, every node once.
+  CHECK(r.karpenter.size() == 11);
+  CHECK(std::is_sorted(r.karpenter.begin(), r.karpenter.end(),
+                       [](const auto& a, const auto& b) { return a.name < b.name; }));
+}
+
+TEST_CASE("preview: --now decides consolidateAfter", "[preview][karpenter]")
+{
+  preview::PreviewOptions o;
+  o.now = at("2026-11-29T12:00:29Z");
+  CHECK(find(preview::run_preview(fixture(), o).karpenter, "ip-10-0-1-70").reason.find("consolidatable in 1s")
+        != std::string::npos);
+  o.now = at("2026-11-29T12:00:30Z");
+  const auto& v = find(preview::run_preview(fixture(), o).karpenter, "ip-10-0-1-70");
+  CHECK(v.decision == "delete");
+  CHECK(v.saving_per_hour == Approx(0.192));
+}
+
+TEST_CASE("preview: the Cluster Autoscaler baseline", "[preview][cas]")
+{
+  const auto r = preview::run_preview(fixture(), {});
+  CHECK(r.ca_threshold == Approx(0.5));
+  // ng-general's m5.large: (125m DaemonSets + 250m) / 1930m = 19% cpu; the worker pod moves.
+  const auto& ng = find(r.cluster_autoscaler, "ip-10-0-2-10");
+  CHECK(ng.pool == "ng-general");
+  CHECK(ng.decision == "scale-down");
+  CHECK(ng.cpu_utilization == Approx(375.0 / 1930).epsilon(1e-5));
+  CHECK(ng.saving_per_hour == Approx(0.096));
+  // m5.xlarge with 625m of 3920m and 1 GiB + 128 MiB of 14722040Ki.
+  const auto& under = find(r.cluster_autoscaler, "ip-10-0-1-10");
+  CHECK(under.decision == "scale-down");
+  CHECK(under.cpu_utilization == Approx(625.0 / 3920).epsilon(1e-5));
+  CHECK(under.memory_utilization == Approx((1048576.0 + 131072) / 14722040).epsilon(1e-5));
+  CHECK(under.reason.find("web/web-7c9d8f6b5-aaaaa -> ip-10-0-1-20.ec2.internal") != std::string::npos);
+  // 46% but analytics-0 (3500m) has nowhere to go.
+  const auto& big = find(r.cluster_autoscaler, "ip-10-0-1-20");
+  CHECK(big.decision == "keep");
+  CHECK(big.reason_code == "no-place-to-move");
+  CHECK(big.reason == "pod data/analytics-0 fits on no other node");
+  CHECK(find(r.cluster_autoscaler, "ip-10-0-1-40").reason_code == "pdb");
+  CHECK(find(r.cluster_autoscaler, "ip-10-0-1-50").reason_code == "no-place-to-move");
+  CHECK(find(r.cluster_autoscaler, "ip-10-0-0-5").reason_code == "not-autoscaled");
+  // CA does not read Karpenter's do-not-disrupt annotation.
+  CHECK(find(r.cluster_autoscaler, "ip-10-0-1-30").decision == "scale-down");
+  const auto& empty = find(r.cluster_autoscaler, "ip-10-0-1-60");
+  CHECK(empty.decision == "scale-down");
+  CHECK(empty.reason_code == "empty");
+}
+
+TEST_CASE("preview: bad dumps are refused with FILE:LINE:COL", "[preview][io]")
+{
+  auto files = fixture_files();
+  SECTION("malformed JSON")
+  {
+    // The Node object's closing brace is missing.
+    files.nodes = write("nodes-bad.json", "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n"
+                                          "    {\"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}\n  ]\n}\n");
+    const auto errors = errors_of(files);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0] == files.nodes + ":6:3: error: invalid JSON/YAML: illegal flow end");
+  }
+  SECTION("the wrong kind of object")
+  {
+    files.nodes = k_dir + "pods.json"; // pods given as nodes
+    const auto errors = errors_of(files);
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors[0].rfind(files.nodes + ":", 0) == 0);
+    CHECK(errors[0].find("error: --nodes expects Node objects (kubectl get nodes -o json), got kind 'Pod'")
+          != std::string::npos);
+  }
+  SECTION("a schema error is reported in the file and line it comes from")
+  {
+    files.pdbs = write("pdbs-bad.json", "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n"
+                                        "    {\"apiVersion\": \"policy/v1\", \"kind\": \"PodDisruptionBudget\",\n"
+                                        "     \"metadata\": {\"name\": \"x\", \"namespace\": \"a\"},\n"
+                                        "     \"spec\": {\"maxUnavailable\": \"ten\", \"selector\": {}}}\n  ]\n}\n");
+    const auto errors = errors_of(files);
+    CAPTURE(errors);
+    REQUIRE_FALSE(errors.empty());
+    CHECK(errors[0].rfind(files.pdbs + ":7:", 0) == 0);
+  }
+  SECTION("an empty file")
+  {
+    files.node_pools = write("empty.yaml", "");
+    const auto errors = errors_of(files);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0] == files.node_pools + ":1:1: error: --nodepools: the file is empty");
+  }
+  SECTION("a missing file")
+  {
+    files.pods = (temp_dir() / "missing.json").string();
+    const auto errors = errors_of(files);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].find("missing.json") != std::string::npos);
+  }
+}
