@@ -287,3 +287,30 @@ TEST_CASE("preview: bad dumps are refused with FILE:LINE:COL", "[preview][io]")
     CHECK(errors[0].find("missing.json") != std::string::npos);
   }
 }
+
+TEST_CASE("preview: without an empty node, multi-node consolidation goes first", "[preview][karpenter]")
+{
+  auto dump = fixture();
+  auto& sc = dump.scenario;
+  const std::string gone = "ip-10-0-1-60.ec2.internal";
+  std::erase_if(sc.nodes, [&](const auto& n) { return n.name == gone; });
+  std::erase_if(sc.pods, [&](const auto& p) { return p.node_name == gone; });
+  const auto r = preview::run_preview(dump, {});
+  // The two consolidatable nodes (m5.2xlarge $0.384 + m5.xlarge $0.192) become one c5.xlarge
+  // ($0.17) for analytics-0, the web pod moving to an existing node: $0.406/h saved.
+  REQUIRE(r.next_command);
+  CHECK(r.next_command->method == "multi-node");
+  CHECK(r.next_command->action == "replace");
+  CHECK(r.next_command->nodes == std::vector<std::string>{"ip-10-0-1-20.ec2.internal", "ip-10-0-1-10.ec2.internal"});
+  REQUIRE(r.next_command->replacement);
+  CHECK(r.next_command->replacement->instance_type == "c5.xlarge");
+  CHECK(r.next_command->saving_per_hour == Approx(0.406));
+  // Each node carries its price's share of the saving.
+  const auto& a = find(r.karpenter, "ip-10-0-1-10");
+  const auto& b = find(r.karpenter, "ip-10-0-1-20");
+  CHECK(a.in_next_command);
+  CHECK(b.in_next_command);
+  CHECK(a.method == "multi-node");
+  CHECK(a.saving_per_hour == Approx(0.406 * 0.192 / 0.576));
+  CHECK(b.saving_per_hour == Approx(0.406 * 0.384 / 0.576));
+}
