@@ -120,6 +120,14 @@ public:
       node(s, root, md);
     } else if (kind == "Pod") {
       pod(s, root, md);
+    } else if (kind == "NodePool" || kind == "EC2NodeClass") {
+      const auto annotations = child(md, "annotations");
+      const bool pool = kind == "NodePool";
+      DumpHash h;
+      h.hash = scalar(child(annotations, pool ? "karpenter.sh/nodepool-hash" : "karpenter.k8s.aws/ec2nodeclass-hash"));
+      h.version = scalar(
+          child(annotations, pool ? "karpenter.sh/nodepool-hash-version" : "karpenter.k8s.aws/ec2nodeclass-hash-version"));
+      (pool ? m_out.node_pool_hashes : m_out.node_class_hashes)[scalar(child(md, "name"))] = h;
     }
   }
 
@@ -166,6 +174,12 @@ private:
         m_region = scalar(labels["topology.kubernetes.io/region"]);
       }
     }
+    const auto annotations = child(md, "annotations");
+    f.node_pool_hash = scalar(child(annotations, "karpenter.sh/nodepool-hash"));
+    f.node_pool_hash_version = scalar(child(annotations, "karpenter.sh/nodepool-hash-version"));
+    f.node_class_hash = scalar(child(annotations, "karpenter.k8s.aws/ec2nodeclass-hash"));
+    f.node_class_hash_version = scalar(child(annotations, "karpenter.k8s.aws/ec2nodeclass-hash-version"));
+    f.node_class = scalar(child(labels, "karpenter.k8s.aws/ec2nodeclass"));
     const auto conditions = child(child(root, "status"), "conditions");
     if (is_seq(conditions)) {
       for (const auto& c : conditions) {

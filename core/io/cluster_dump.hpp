@@ -45,6 +45,21 @@ struct DumpNodeFacts
   SimTime ready_since = -1; // Ready condition lastTransitionTime when Ready is True
   bool ready = true;        // Ready condition True (or no conditions at all)
   bool deleting = false;    // metadata.deletionTimestamp set
+  // Drift hashes Karpenter copied from the NodeClaim at registration (annotations
+  // karpenter.sh/nodepool-hash(-version), karpenter.k8s.aws/ec2nodeclass-hash(-version)) and
+  // the EC2NodeClass named by the karpenter.k8s.aws/ec2nodeclass label; "" when absent.
+  std::string node_pool_hash;
+  std::string node_pool_hash_version;
+  std::string node_class;
+  std::string node_class_hash;
+  std::string node_class_hash_version;
+};
+
+// A NodePool's or EC2NodeClass's current drift hash (its own hash annotations).
+struct DumpHash
+{
+  std::string hash;
+  std::string version;
 };
 
 struct DumpPodFacts
@@ -62,6 +77,8 @@ struct ClusterDump
   model::Scenario scenario; // nodes, pods (namespaced), NodePools, PDBs, NodeClasses, NodeGroups
   std::map<std::string, DumpNodeFacts> nodes; // by node name
   std::map<std::string, DumpPodFacts> pods;   // by "namespace/name"
+  std::map<std::string, DumpHash> node_pool_hashes;  // by NodePool name
+  std::map<std::string, DumpHash> node_class_hashes; // by EC2NodeClass name
   SimTime newest = -1; // the newest timestamp anywhere in the dump (heartbeats included)
 };
 

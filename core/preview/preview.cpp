@@ -208,8 +208,9 @@ Replacement describe_replacement(const karpenter::NewNodeClaim& claim, const mod
 class KarpenterPreview
 {
 public:
-  KarpenterPreview(const model::Scenario& sc, const catalog::Catalog& cat, const cluster::Cluster& cluster, SimTime now)
-    : m_sc(sc), m_cluster(cluster), m_now(now), m_ctl(sc, cat, sc.settings.seed), m_pdbs(sc.pdbs, cluster)
+  KarpenterPreview(const io::ClusterDump& dump, const catalog::Catalog& cat, const cluster::Cluster& cluster, SimTime now)
+    : m_dump(dump), m_sc(dump.scenario), m_cluster(cluster), m_now(now), m_ctl(m_sc, cat, m_sc.settings.seed),
+      m_pdbs(m_sc.pdbs, cluster)
   {
   }
 
@@ -239,9 +240,14 @@ private:
   }
 
   std::optional<Command> multi_node(std::vector<Candidate> cands);
+  // Why the node is drifted, "" when it is not (see docs/preview.md for what is detectable).
+  [[nodiscard]] std::string drift_reason(NodeIndex n) const;
+  void drift(std::vector<Candidate> drifted, std::vector<NodeVerdict>& verdicts, const std::vector<std::size_t>& slot,
+             std::optional<Command>& first);
   void apply(const Command& cmd, std::vector<NodeVerdict>& verdicts, const std::vector<std::size_t>& slot,
              PreviewResult& out);
 
+  const io::ClusterDump& m_dump;
   const model::Scenario& m_sc;
   const cluster::Cluster& m_cluster;
   SimTime m_now;
@@ -302,6 +308,91 @@ std::optional<Command> KarpenterPreview::multi_node(std::vector<Candidate> cands
   return best;
 }
 
+std::string KarpenterPreview::drift_reason(NodeIndex n) const
+{
+  const auto& node = m_cluster.node(n);
+  const auto& pool = m_sc.node_pools[node.pool];
+  // RequirementsDrifted: the node's labels no longer satisfy the NodePool's requirements.
+  if (!node.requirements.is_compatible(pool.requirements, false)) {
+    return "its labels no longer satisfy the requirements of NodePool " + pool.name;
+  }
+  const auto facts = m_dump.nodes.find(node.name);
+  if (facts == m_dump.nodes.end()) {
+    return {};
+  }
+  const auto& f = facts->second;
+  // Static drift: the NodeClaim's hash (copied to the node at registration) differs from the
+  // owner's current hash, compared only under the same hash version, as upstream.
+  const auto differs = [](const std::string& mine, const std::string& mine_version, const io::DumpHash* now) {
+    return now != nullptr && !mine.empty() && !now->hash.empty() && mine_version == now->version && mine != now->hash;
+  };
+  const auto pool_hash = m_dump.node_pool_hashes.find(pool.name);
+  if (differs(f.node_pool_hash, f.node_pool_hash_version,
+              pool_hash == m_dump.node_pool_hashes.end() ? nullptr : &pool_hash->second)) {
+    return fmt::format("NodePool {} changed since the node was created (karpenter.sh/nodepool-hash {} on the node, {} "
+                       "on the NodePool)",
+                       pool.name, f.node_pool_hash, pool_hash->second.hash);
+  }
+  const auto class_hash = m_dump.node_class_hashes.find(f.node_class);
+  if (differs(f.node_class_hash, f.node_class_hash_version,
+              class_hash == m_dump.node_class_hashes.end() ? nullptr : &class_hash->second)) {
+    return fmt::format("EC2NodeClass {} changed since the node was created (karpenter.k8s.aws/ec2nodeclass-hash {} on "
+                       "the node, {} on the EC2NodeClass)",
+                       f.node_class, f.node_class_hash, class_hash->second.hash);
+  }
+  return {};
+}
+
+// Drift (drift.go): empty candidates first, then by name (the Drifted condition's time is on
+// the NodeClaim, which the dumps do not have); one candidate per command, budgeted, replaced by
+// whatever scheduling needs (any number of NodeClaims, whatever the price).
+void KarpenterPreview::drift(std::vector<Candidate> drifted, std::vector<NodeVerdict>& verdicts,
+                             const std::vector<std::size_t>& slot, std::optional<Command>& first)
+{
+  std::sort(drifted.begin(), drifted.end(), [&](const Candidate& a, const Candidate& b) {
+    if (a.reschedulable.empty() != b.reschedulable.empty()) {
+      return a.reschedulable.empty();
+    }
+    return m_cluster.node(a.node).name < m_cluster.node(b.node).name;
+  });
+  const auto budget = karpenter::budget_mapping(m_sc.node_pools, m_cluster, model::DisruptionReason::drifted, m_now);
+  const auto ctx = context();
+  for (auto& c : drifted) {
+    auto& v = verdicts[slot[c.node]];
+    const std::string why = drift_reason(c.node);
+    if (budget[c.pool] == 0) {
+      keep(v, "budget",
+           "drifted (" + why + "), but the disruption budget of NodePool " + m_sc.node_pools[c.pool].name
+               + " allows no more Drifted disruptions now");
+      continue;
+    }
+    auto sim = karpenter::simulate_scheduling(ctx, {c}, false);
+    if (!sim.failure.empty()) {
+      keep(v, classify(sim.failure), "drifted (" + why + "), but " + sim.failure);
+      continue;
+    }
+    Command cmd;
+    cmd.method = Method::drift;
+    cmd.candidates.push_back(c);
+    cmd.replacements = std::move(sim.result.claims);
+    cmd.existing = std::move(sim.result.existing);
+    cmd.savings_per_hour = karpenter::estimated_savings(cmd, nullptr);
+    v.decision = cmd.is_replace() ? "replace" : "delete";
+    v.method = "drift";
+    v.saving_per_hour = cmd.savings_per_hour;
+    v.reason_code = "drift";
+    if (cmd.is_replace()) {
+      v.replacement = describe_replacement(cmd.replacements.front(), m_sc.settings.karpenter);
+    }
+    v.reason = fmt::format("drifted: {}; {}", why,
+                           cmd.is_replace() ? fmt::format("replaced by {} new node(s) first", cmd.replacements.size())
+                                            : std::string("its pods fit on other nodes"));
+    if (!first) {
+      first = std::move(cmd);
+    }
+  }
+}
+
 void KarpenterPreview::apply(const Command& cmd, std::vector<NodeVerdict>& verdicts, const std::vector<std::size_t>& slot,
                              PreviewResult& out)
 {
@@ -321,8 +412,12 @@ void KarpenterPreview::apply(const Command& cmd, std::vector<NodeVerdict>& verdi
   for (const auto& c : cmd.candidates) {
     moved += c.reschedulable.size();
   }
-  kc.detail = cmd.method == Method::emptiness
-                  ? fmt::format("delete {} empty node(s)", cmd.candidates.size())
+  kc.detail = cmd.method == Method::emptiness ? fmt::format("delete {} empty node(s)", cmd.candidates.size())
+              : cmd.method == Method::drift
+                  ? fmt::format("drifted: {}; {}", drift_reason(cmd.candidates.front().node),
+                                cmd.is_replace() ? fmt::format("replace with {} new node(s); {} pod(s) move",
+                                                               cmd.replacements.size(), moved)
+                                                 : fmt::format("delete; {} pod(s) fit on other nodes", moved))
                   : cmd.is_replace() ? fmt::format("replace {} node(s) with one {}; {} pod(s) move", cmd.candidates.size(),
                                                    kc.replacement->instance_type, moved)
                                      : fmt::format("delete {} node(s); {} pod(s) fit on other nodes", cmd.candidates.size(), moved);
@@ -355,6 +450,7 @@ void KarpenterPreview::run(PreviewResult& out)
 
   std::vector<Candidate> empty;
   std::vector<Candidate> consolidatable;
+  std::vector<Candidate> drifted;
   for (NodeIndex n = 0; n < m_cluster.nodes().size(); ++n) {
     const auto& node = m_cluster.node(n);
     NodeVerdict v;
@@ -402,13 +498,25 @@ void KarpenterPreview::run(PreviewResult& out)
            "instance type '" + v.instance_type + "' is not in the catalog (price and capacity unknown)");
       continue;
     }
-    auto check = karpenter::make_candidate(cctx, n, karpenter::DisruptionClass::graceful);
+    const std::string drift_why = drift_reason(n);
+    auto check = karpenter::make_candidate(
+        cctx, n, drift_why.empty() ? karpenter::DisruptionClass::graceful : karpenter::DisruptionClass::eventual);
     if (!check.candidate) {
       const std::string why = check.blocked.empty() ? "not a disruption candidate" : check.blocked;
-      keep(vv, classify(why), why);
+      keep(vv, classify(why), drift_why.empty() ? why : "drifted (" + drift_why + "), but " + why);
       continue;
     }
     auto& c = *check.candidate;
+    if (!drift_why.empty()) {
+      // Emptiness runs before drift: an empty, consolidatable drifted node is deleted as empty.
+      const bool empty_now = pool.consolidate_after != k_never && karpenter::is_empty(c, version())
+                             && m_now >= karpenter::consolidatable_at(node, pool);
+      if (!empty_now) {
+        vv.pods = c.reschedulable.size();
+        drifted.push_back(std::move(c));
+        continue;
+      }
+    }
     vv.pods = c.reschedulable.size();
     if (pool.consolidate_after == k_never) {
       keep(vv, "consolidation-disabled", "NodePool " + pool.name + " has consolidateAfter: Never");
@@ -457,7 +565,8 @@ void KarpenterPreview::run(PreviewResult& out)
       first = std::move(cmd);
     }
   }
-  // Drift is not previewed (see docs/preview.md); multi-node next.
+  // Drift next (every drifted node gets its verdict), then multi-node.
+  drift(std::move(drifted), verdicts, slot, first);
   if (!first) {
     first = multi_node(consolidatable);
   }
@@ -721,7 +830,7 @@ PreviewResult run_preview(const io::ClusterDump& dump, const PreviewOptions& opt
   if (out.pending_pods > 0) {
     out.warnings.push_back(fmt::format("{} pod(s) are pending: Karpenter's simulations place them too", out.pending_pods));
   }
-  KarpenterPreview(sc, cat, cluster, out.now).run(out);
+  KarpenterPreview(dump, cat, cluster, out.now).run(out);
   cluster_autoscaler(sc, cluster, dump, out.now, out);
   const auto by_name = [](const NodeVerdict& a, const NodeVerdict& b) { return a.name < b.name; };
   std::sort(out.karpenter.begin(), out.karpenter.end(), by_name);

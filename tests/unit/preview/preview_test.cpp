@@ -314,3 +314,53 @@ TEST_CASE("preview: without an empty node, multi-node consolidation goes first",
   CHECK(a.saving_per_hour == Approx(0.406 * 0.192 / 0.576));
   CHECK(b.saving_per_hour == Approx(0.406 * 0.384 / 0.576));
 }
+
+TEST_CASE("preview: drift from the NodePool hash and from requirements", "[preview][karpenter]")
+{
+  auto dump = fixture();
+  // The node registered under an older NodePool template (same hash version).
+  dump.nodes.at("ip-10-0-1-10.ec2.internal").node_pool_hash = "111";
+  // A hash of another version is not compared (Karpenter re-hashes NodeClaims on upgrade).
+  dump.nodes.at("ip-10-0-1-20.ec2.internal").node_pool_hash = "222";
+  dump.nodes.at("ip-10-0-1-20.ec2.internal").node_pool_hash_version = "v2";
+  // NodePool frozen now allows only c5: its m5.large no longer satisfies the requirements, but
+  // its budget (nodes: 0) blocks every disruption.
+  for (auto& p : dump.scenario.node_pools) {
+    if (p.name == "frozen") {
+      p.requirements.add(model::Requirement::make("karpenter.k8s.aws/instance-family", model::Operator::in, {"c5"}));
+    }
+  }
+  SECTION("emptiness still goes first; the drifted node's own verdict")
+  {
+    const auto r = preview::run_preview(dump, {});
+    REQUIRE(r.next_command);
+    CHECK(r.next_command->method == "emptiness");
+    const auto& d = find(r.karpenter, "ip-10-0-1-10");
+    CHECK(d.decision == "delete"); // its web pod fits on an existing node
+    CHECK(d.method == "drift");
+    CHECK(d.saving_per_hour == Approx(0.192));
+    CHECK(d.reason.find("NodePool default changed since the node was created (karpenter.sh/nodepool-hash 111 on the "
+                        "node, 6821555240594823858 on the NodePool)")
+          != std::string::npos);
+    CHECK(find(r.karpenter, "ip-10-0-1-20").method == "single-node");
+    const auto& frozen = find(r.karpenter, "ip-10-0-4-10");
+    CHECK(frozen.decision == "keep");
+    CHECK(frozen.reason_code == "budget");
+    CHECK(frozen.reason
+          == "drifted (its labels no longer satisfy the requirements of NodePool frozen), but the disruption budget of "
+             "NodePool frozen allows no more Drifted disruptions now");
+  }
+  SECTION("without an empty node, drift is the next command")
+  {
+    const std::string gone = "ip-10-0-1-60.ec2.internal";
+    std::erase_if(dump.scenario.nodes, [&](const auto& n) { return n.name == gone; });
+    std::erase_if(dump.scenario.pods, [&](const auto& p) { return p.node_name == gone; });
+    const auto r = preview::run_preview(dump, {});
+    REQUIRE(r.next_command);
+    CHECK(r.next_command->method == "drift");
+    CHECK(r.next_command->action == "delete");
+    CHECK(r.next_command->nodes == std::vector<std::string>{"ip-10-0-1-10.ec2.internal"});
+    CHECK(r.next_command->saving_per_hour == Approx(0.192));
+    CHECK(find(r.karpenter, "ip-10-0-1-10").in_next_command);
+  }
+}
