@@ -173,8 +173,8 @@ std::string render_text(const PreviewResult& r)
   } else {
     out += "none (nothing to disrupt now)\n";
   }
-  out += "\nKarpenter, per node (* = in the next command; other verdicts are single-node consolidation of that node "
-         "alone, not additive):\n";
+  out += "\nKarpenter, per node (* = in the next command; other verdicts are what Karpenter would do to that node "
+         "alone, drift or single-node consolidation: not additive):\n";
   std::vector<std::vector<std::string>> rows{
       {"NODE", "TYPE", "POOL", "$/H", "DECISION", "REPLACEMENT", "SAVING-$/H", "SAVING-$/MONTH", "REASON"}};
   double karpenter_saving = 0;
