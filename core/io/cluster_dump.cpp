@@ -225,6 +225,9 @@ private:
       f.node_pod = true;
     }
     const auto status = child(root, "status");
+    f.node_name = scalar(child(child(root, "spec"), "nodeName"));
+    const std::string phase = scalar(child(status, "phase"));
+    f.finished = phase == "Succeeded" || phase == "Failed";
     f.started = stamp(s, child(status, "startTime"));
     const auto conditions = child(status, "conditions");
     if (is_seq(conditions)) {
@@ -359,7 +362,7 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
     }
   }
   try {
-    out.scenario = parse_scenario(text, std::string(k_stream_name));
+    out.scenario = parse_scenario(text, std::string(k_stream_name), {}, ParseOptions{.cluster_dump = true});
   } catch (const InputError& e) {
     std::vector<Diagnostic> items;
     for (const auto& d : e.diagnostics()) {
@@ -374,6 +377,33 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
     sc.settings.region = scanner.region();
   }
   sc.settings.engines.clear();
+
+  // What the lenient reading left out.
+  std::set<std::string> node_names;
+  for (const auto& n : sc.nodes) {
+    node_names.insert(n.name);
+    const auto pool = n.labels.find(std::string(model::labels::k_nodepool));
+    if (pool != n.labels.end() && n.node_pool.empty()) {
+      out.warnings.push_back(fmt::format("node {} is labelled {}={}, which is not in {}: not taken as a Karpenter node",
+                                         n.name, model::labels::k_nodepool, pool->second, files.node_pools));
+    }
+    if (n.labels.count(std::string(model::labels::k_instance_type)) == 0) {
+      out.warnings.push_back(fmt::format("node {} has no {} label: capacity from its status, price unknown", n.name,
+                                         model::labels::k_instance_type));
+    }
+  }
+  std::vector<std::string> orphans;
+  for (const auto& [key, f] : out.pods) {
+    if (!f.finished && !f.node_name.empty() && node_names.count(f.node_name) == 0) {
+      orphans.push_back(key);
+    }
+  }
+  if (!orphans.empty()) {
+    const std::size_t shown = std::min<std::size_t>(orphans.size(), 3);
+    out.warnings.push_back(fmt::format("{} pod(s) bound to nodes that are not in {} were left out ({}{})", orphans.size(),
+                                       files.nodes, fmt::join(orphans.begin(), orphans.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+                                       orphans.size() > shown ? ", ..." : ""));
+  }
 
   // Static/mirror pods follow their node; DaemonSets are rebuilt from their pods.
   std::set<std::string> daemon_sets;

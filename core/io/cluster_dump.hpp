@@ -69,6 +69,8 @@ struct DumpPodFacts
   SimTime scheduled = -1; // PodScheduled condition lastTransitionTime
   bool deleting = false;  // metadata.deletionTimestamp set
   bool node_pod = false;  // static or mirror pod (owned by its Node)
+  bool finished = false;  // phase Succeeded or Failed
+  std::string node_name;  // spec.nodeName
   std::string daemon_set; // owning DaemonSet name, "" when none
 };
 
@@ -80,6 +82,7 @@ struct ClusterDump
   std::map<std::string, DumpHash> node_pool_hashes;  // by NodePool name
   std::map<std::string, DumpHash> node_class_hashes; // by EC2NodeClass name
   SimTime newest = -1; // the newest timestamp anywhere in the dump (heartbeats included)
+  std::vector<std::string> warnings; // what the lenient reading left out or reinterpreted
 };
 
 // Reads the files. Throws InputError (exit 2) for unreadable, malformed or wrong-kind input.

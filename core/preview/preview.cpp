@@ -468,6 +468,11 @@ void KarpenterPreview::run(PreviewResult& out)
     }
     verdicts.push_back(v);
     auto& vv = verdicts.back();
+    if (const auto np = node.labels.find(std::string(model::labels::k_nodepool));
+        node.owner != NodeOwner::node_pool && np != node.labels.end()) {
+      keep(vv, "nodepool-not-found", "labelled karpenter.sh/nodepool=" + np->second + ", a NodePool that is not in the dump");
+      continue;
+    }
     if (node.owner != NodeOwner::node_pool) {
       keep(vv, "not-karpenter",
            node.owner == NodeOwner::node_group
@@ -816,13 +821,14 @@ PreviewResult run_preview(const io::ClusterDump& dump, const PreviewOptions& opt
   out.now = options.now >= 0 ? options.now : std::max<SimTime>(dump.newest, 0);
   out.region = sc.settings.region;
   out.catalog = options.catalog_dir.empty() ? "default" : options.catalog_dir;
+  out.warnings = dump.warnings;
   const catalog::Catalog cat = catalog::load_catalog(sc.settings.region, options.catalog_dir);
   const cluster::Cluster cluster = build_cluster(dump, cat, out.now, &out.pending_pods);
   for (const auto& p : cluster.pods()) {
     out.pods += p.pod.is_daemon ? 0 : 1;
   }
   for (const auto& n : cluster.nodes()) {
-    if (n.instance_type == nullptr) {
+    if (n.instance_type == nullptr && !label(n.labels, model::labels::k_instance_type).empty()) {
       out.warnings.push_back(fmt::format("node {}: instance type '{}' is not in the {} catalog for {} (price 0)", n.name,
                                          label(n.labels, model::labels::k_instance_type), out.catalog, out.region));
     }

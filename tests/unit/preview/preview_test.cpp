@@ -4,10 +4,12 @@
 // c5.xlarge $0.17, c5.2xlarge $0.34; a month is 730 h.
 #include "core/base/diagnostics.hpp"
 #include "core/io/cluster_dump.hpp"
+#include "core/io/scenario_yaml.hpp"
 #include "core/io/trace.hpp"
 #include "core/preview/preview.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -363,4 +365,57 @@ TEST_CASE("preview: drift from the NodePool hash and from requirements", "[previ
     CHECK(r.next_command->saving_per_hour == Approx(0.192));
     CHECK(find(r.karpenter, "ip-10-0-1-10").in_next_command);
   }
+}
+
+TEST_CASE("preview: what real dumps carry is accepted, with warnings", "[preview][io]")
+{
+  using Json = nlohmann::json;
+  const auto load = [](const std::string& name) {
+    std::ifstream in(k_dir + name);
+    return Json::parse(in);
+  };
+  Json nodes = load("nodes.json");
+  Json pods = load("pods.json");
+  // Older kubelets report attachable-volumes-*; capsim has no use for them.
+  nodes["items"][0]["status"]["capacity"]["attachable-volumes-aws-ebs"] = "25";
+  nodes["items"][0]["status"]["allocatable"]["attachable-volumes-aws-ebs"] = "25";
+  // A Fargate-like node without an instance-type label.
+  Json fargate = nodes["items"][10];
+  fargate["metadata"]["name"] = "fargate-ip-10-0-9-9.ec2.internal";
+  fargate["metadata"]["labels"].erase("node.kubernetes.io/instance-type");
+  fargate["metadata"]["labels"].erase("beta.kubernetes.io/instance-type");
+  nodes["items"].push_back(fargate);
+  // A node of a NodePool that is not in the dump (deleted, or not dumped).
+  nodes["items"][3]["metadata"]["labels"]["karpenter.sh/nodepool"] = "gone";
+  // A pod bound to a node that disappeared between the two kubectl calls.
+  for (auto& p : pods["items"]) {
+    if (p["metadata"]["name"] == "cache-5b6c7d8e9-hhhhh") {
+      p["spec"]["nodeName"] = "ip-10-0-99-99.ec2.internal";
+    }
+  }
+  auto files = fixture_files();
+  files.nodes = write("nodes-real.json", nodes.dump(2));
+  files.pods = write("pods-real.json", pods.dump(2));
+  const auto dump = io::load_cluster_dump(files);
+  CHECK(dump.scenario.nodes.size() == 12);
+  CHECK(dump.scenario.pods.size() == 33);
+  REQUIRE(dump.warnings.size() == 3);
+  CHECK(dump.warnings[0] == "node ip-10-0-1-40.ec2.internal is labelled karpenter.sh/nodepool=gone, which is not in "
+                                + files.node_pools + ": not taken as a Karpenter node");
+  CHECK(dump.warnings[1] == "node fargate-ip-10-0-9-9.ec2.internal has no node.kubernetes.io/instance-type label: "
+                            "capacity from its status, price unknown");
+  CHECK(dump.warnings[2] == "1 pod(s) bound to nodes that are not in " + files.nodes
+                                + " were left out (default/cache-5b6c7d8e9-hhhhh)");
+  const auto r = preview::run_preview(dump, {});
+  CHECK(r.warnings == dump.warnings);
+  const auto& gone = find(r.karpenter, "ip-10-0-1-40");
+  CHECK(gone.decision == "keep");
+  CHECK(gone.reason_code == "nodepool-not-found");
+  CHECK(find(r.karpenter, "fargate-ip-10-0-9-9").reason_code == "not-karpenter");
+  CHECK(find(r.cluster_autoscaler, "fargate-ip-10-0-9-9").reason_code == "not-autoscaled");
+  // The node whose status listed attachable volumes keeps its verdict.
+  CHECK(find(r.karpenter, "ip-10-0-1-10").decision == "delete");
+  // The same stream as a scenario file stays strict.
+  std::string text = "apiVersion: capsim/v1\nkind: Scenario\nspec: {duration: 1h}\n---\n" + nodes.dump(2);
+  CHECK_THROWS_AS(io::parse_scenario(text, "s.yaml"), InputError);
 }
