@@ -507,7 +507,18 @@ void KarpenterPreview::run(PreviewResult& out)
     auto check = karpenter::make_candidate(
         cctx, n, drift_why.empty() ? karpenter::DisruptionClass::graceful : karpenter::DisruptionClass::eventual);
     if (!check.candidate) {
-      const std::string why = check.blocked.empty() ? "not a disruption candidate" : check.blocked;
+      std::string why = check.blocked.empty() ? "not a disruption candidate" : check.blocked;
+      // The disruption module states a do-not-disrupt deadline in simulated time; ours is UTC.
+      if (const auto until = why.find(" (until t="); until != std::string::npos) {
+        why.resize(until);
+        for (const PodIndex p : node.pods) {
+          const auto& ps = m_cluster.pod(p);
+          if (karpenter::do_not_disrupt_active(ps, m_now)) {
+            why += " (until " + format_utc(ps.started_at + ps.pod.spec->do_not_disrupt) + ")";
+            break;
+          }
+        }
+      }
       keep(vv, classify(why), drift_why.empty() ? why : "drifted (" + drift_why + "), but " + why);
       continue;
     }

@@ -419,3 +419,84 @@ TEST_CASE("preview: what real dumps carry is accepted, with warnings", "[preview
   std::string text = "apiVersion: capsim/v1\nkind: Scenario\nspec: {duration: 1h}\n---\n" + nodes.dump(2);
   CHECK_THROWS_AS(io::parse_scenario(text, "s.yaml"), InputError);
 }
+
+TEST_CASE("preview: the price rule and do-not-disrupt durations", "[preview][karpenter]")
+{
+  using Json = nlohmann::json;
+  const auto load = [](const std::string& name) {
+    std::ifstream in(k_dir + name);
+    return Json::parse(in);
+  };
+  Json nodes = load("nodes.json");
+  Json pods = load("pods.json");
+  // A c5.large ($0.085, the cheapest c5/m5 type) in us-east-1c, where no other node is, running
+  // a pod pinned to that zone: it needs a new node there, and no option is below $0.085.
+  Json node = nodes["items"][5];
+  const std::string name = "ip-10-0-1-80.ec2.internal";
+  node["metadata"]["name"] = name;
+  for (const char* key : {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"}) {
+    node["metadata"]["labels"][key] = "c5.large";
+  }
+  for (const char* key : {"topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone",
+                          "topology.ebs.csi.aws.com/zone"}) {
+    node["metadata"]["labels"][key] = "us-east-1c";
+  }
+  node["metadata"]["labels"]["karpenter.k8s.aws/instance-family"] = "c5";
+  node["metadata"]["labels"]["kubernetes.io/hostname"] = name;
+  nodes["items"].push_back(node);
+  for (const auto& p : Json(pods["items"])) {
+    if (p["metadata"]["name"] == "web-7c9d8f6b5-aaaaa") {
+      Json pinned = p;
+      pinned["metadata"]["name"] = "zonal-0";
+      pinned["spec"]["nodeName"] = name;
+      pinned["spec"]["nodeSelector"] = {{"topology.kubernetes.io/zone", "us-east-1c"}};
+      pods["items"].push_back(pinned);
+    }
+    // A 2-hour do-not-disrupt on the web pod of ip-10-0-1-70 (started 11:59:30).
+    if (p["metadata"]["name"] == "web-7c9d8f6b5-eeeee") {
+      for (auto& q : pods["items"]) {
+        if (q["metadata"]["name"] == "web-7c9d8f6b5-eeeee") {
+          q["metadata"]["annotations"] = {{"karpenter.sh/do-not-disrupt", "2h"}};
+        }
+      }
+    }
+  }
+  auto files = fixture_files();
+  files.nodes = write("nodes-price.json", nodes.dump(2));
+  files.pods = write("pods-price.json", pods.dump(2));
+  const auto r = preview::run_preview(io::load_cluster_dump(files), {});
+  const auto& v = find(r.karpenter, "ip-10-0-1-80");
+  CHECK(v.price_per_hour == Approx(0.085));
+  CHECK(v.decision == "keep");
+  CHECK(v.reason_code == "price");
+  CHECK(v.reason == "can't replace with a cheaper node: the best option c5.large launches at up to $0.0850/h, not "
+                    "below the current $0.0850/h");
+  const auto& dnd = find(r.karpenter, "ip-10-0-1-70");
+  CHECK(dnd.reason_code == "do-not-disrupt");
+  CHECK(dnd.reason == "pod web/web-7c9d8f6b5-eeeee has the \"karpenter.sh/do-not-disrupt\" annotation (until "
+                      "2026-11-29T13:59:30Z)");
+}
+
+TEST_CASE("preview: EC2NodeClass dumps and their drift", "[preview][karpenter]")
+{
+  auto files = fixture_files();
+  files.node_classes = k_dir + "nodeclasses.yaml";
+  auto dump = io::load_cluster_dump(files);
+  REQUIRE(dump.scenario.node_classes.size() == 1);
+  CHECK(dump.scenario.node_classes[0].ami_family == "AL2023");
+  CHECK(dump.node_class_hashes.at("default").hash == "15535182697325354914");
+  // Unchanged hashes: the same verdicts as without the file.
+  CHECK(find(preview::run_preview(dump, {}).karpenter, "ip-10-0-1-20").method == "single-node");
+  // The node was launched from an older EC2NodeClass: drift replaces it whatever the price.
+  dump.nodes.at("ip-10-0-1-20.ec2.internal").node_class_hash = "42";
+  const auto r = preview::run_preview(dump, {});
+  const auto& v = find(r.karpenter, "ip-10-0-1-20");
+  CHECK(v.decision == "replace");
+  CHECK(v.method == "drift");
+  CHECK(v.reason.find("EC2NodeClass default changed since the node was created (karpenter.k8s.aws/ec2nodeclass-hash 42 "
+                      "on the node, 15535182697325354914 on the EC2NodeClass)")
+        != std::string::npos);
+  REQUIRE(v.replacement);
+  CHECK(v.replacement->instance_type == "c5.xlarge");
+  CHECK(v.saving_per_hour == Approx(0.384 - 0.17));
+}
