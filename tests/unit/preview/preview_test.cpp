@@ -206,7 +206,8 @@ TEST_CASE("preview: --now decides consolidateAfter", "[preview][karpenter]")
   CHECK(find(preview::run_preview(fixture(), o).karpenter, "ip-10-0-1-70").reason.find("consolidatable in 1s")
         != std::string::npos);
   o.now = at("2026-11-29T12:00:30Z");
-  const auto& v = find(preview::run_preview(fixture(), o).karpenter, "ip-10-0-1-70");
+  const auto later = preview::run_preview(fixture(), o);
+  const auto& v = find(later.karpenter, "ip-10-0-1-70");
   CHECK(v.decision == "delete");
   CHECK(v.saving_per_hour == Approx(0.192));
 }
