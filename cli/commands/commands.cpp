@@ -9,6 +9,7 @@ void register_commands(CLI::App& app, CommandResult& result)
   add_check_command(app, result);
   add_bound_command(app, result);
   add_sweep_command(app, result);
+  add_preview_command(app, result);
   add_validate_command(app, result);
   add_catalog_command(app, result);
   add_trace_command(app, result);

@@ -24,5 +24,6 @@ void add_compare_command(CLI::App& app, CommandResult& result);
 void add_check_command(CLI::App& app, CommandResult& result);
 void add_bound_command(CLI::App& app, CommandResult& result);
 void add_sweep_command(CLI::App& app, CommandResult& result);
+void add_preview_command(CLI::App& app, CommandResult& result);
 
 } // namespace capsim::cli

@@ -120,7 +120,10 @@ bool valid_cron(std::string_view text)
 class ScenarioParser
 {
 public:
-  ScenarioParser(YamlReader& reader, std::string source) : m_r(reader), m_source(std::move(source)) {}
+  ScenarioParser(YamlReader& reader, std::string source, bool cluster_dump = false)
+    : m_r(reader), m_source(std::move(source)), m_dump(cluster_dump)
+  {
+  }
 
   model::Scenario parse(std::vector<Doc>& docs);
 
@@ -199,6 +202,7 @@ private:
   std::vector<std::pair<std::size_t, YAML::Node>> m_trace_template_nodes;
   std::vector<std::pair<std::size_t, YAML::Node>> m_bound_pod_nodes; // pod index -> nodeName node
   bool m_has_scenario = false;
+  bool m_dump = false; // ParseOptions::cluster_dump
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -1280,12 +1284,12 @@ void ScenarioParser::read_node(const Doc& d)
   if (auto it = labels.find("eks.amazonaws.com/capacityType"); it != labels.end()) {
     labels.emplace(std::string(model::labels::k_capacity_type), it->second == "SPOT" ? "spot" : "on-demand");
   }
-  if (labels.count(std::string(model::labels::k_instance_type)) == 0) {
+  if (labels.count(std::string(model::labels::k_instance_type)) == 0 && !m_dump) {
     m_r.error(present(md) ? md : d.root,
               fmt::format("{} needs the label {} (its instance type decides capacity and price)", w,
                           model::labels::k_instance_type));
   }
-  if (labels.count(std::string(model::labels::k_zone)) == 0) {
+  if (labels.count(std::string(model::labels::k_zone)) == 0 && !m_dump) {
     m_r.error(present(md) ? md : d.root, fmt::format("{} needs the label {}", w, model::labels::k_zone));
   }
   if (auto it = labels.find(std::string(model::labels::k_capacity_type)); it != labels.end()
@@ -1308,15 +1312,30 @@ void ScenarioParser::read_node(const Doc& d)
     }
   }
   if (const auto status = child(d.root, "status"); status.IsMap()) {
+    // A kubelet reports resources capsim has no use for (attachable-volumes-aws-ebs, ...).
+    const auto known = [this](const YAML::Node& list) {
+      if (!m_dump || !list.IsMap()) {
+        return list;
+      }
+      YAML::Node kept(YAML::NodeType::Map);
+      for (auto it = list.begin(); it != list.end(); ++it) {
+        const std::string name = it->first.IsScalar() ? it->first.Scalar() : std::string();
+        if (name == "cpu" || name == "memory" || name == "ephemeral-storage" || name == "pods"
+            || name.find('/') != std::string::npos || name.rfind("hugepages-", 0) == 0) {
+          kept[it->first] = it->second;
+        }
+      }
+      return kept;
+    };
     if (const auto cap = child(status, "capacity"); present(cap)) {
       model::Resources r;
-      if (m_r.resources(cap, w + ".status.capacity", r)) {
+      if (m_r.resources(known(cap), w + ".status.capacity", r)) {
         node.capacity = r;
       }
     }
     if (const auto alloc = child(status, "allocatable"); present(alloc)) {
       model::Resources r;
-      if (m_r.resources(alloc, w + ".status.allocatable", r)) {
+      if (m_r.resources(known(alloc), w + ".status.allocatable", r)) {
         node.allocatable = r;
       }
     }
@@ -1755,8 +1774,14 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
 
   // Node ownership from labels.
   for (auto& n : m_s.nodes) {
-    const auto pool = n.labels.find(std::string(model::labels::k_nodepool));
-    const auto group = n.labels.find(std::string(model::labels::k_eks_nodegroup));
+    auto pool = n.labels.find(std::string(model::labels::k_nodepool));
+    auto group = n.labels.find(std::string(model::labels::k_eks_nodegroup));
+    if (m_dump && group != n.labels.end() && !contains(group_names, group->second)) {
+      group = n.labels.end(); // a live node of a group the dump does not define: static
+    }
+    if (m_dump && pool != n.labels.end() && !contains(pool_names, pool->second)) {
+      pool = n.labels.end();
+    }
     if (group != n.labels.end()) {
       if (!contains(group_names, group->second)) {
         m_r.error(n.location, fmt::format("Node/{}: label {}={} names no NodeGroup in the scenario{}", n.name,
@@ -1778,15 +1803,24 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
       n.node_pool = pool->second;
     }
   }
+  std::vector<std::size_t> orphans; // cluster dumps: pods bound to nodes not in the dump
   for (const auto& [index, node] : m_bound_pod_nodes) {
     const auto& pod = m_s.pods[index];
+    if (m_dump && !contains(node_names, pod.node_name)) {
+      orphans.push_back(index);
+      continue;
+    }
     if (!contains(node_names, pod.node_name)) {
       m_r.error(node, fmt::format("Pod/{}: spec.nodeName '{}' names no Node in the scenario{}", pod.name,
                                   pod.node_name, did_you_mean(pod.node_name, node_names)));
     }
   }
+  std::sort(orphans.rbegin(), orphans.rend());
+  for (const std::size_t i : orphans) {
+    m_s.pods.erase(m_s.pods.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   for (const auto& p : m_s.node_pools) {
-    if (!class_names.empty() && !p.node_class_ref.empty() && !contains(class_names, p.node_class_ref)) {
+    if (!m_dump && !class_names.empty() && !p.node_class_ref.empty() && !contains(class_names, p.node_class_ref)) {
       m_r.error(m_node_pool_ref_locations[p.name],
                 fmt::format("NodePool/{}: nodeClassRef names EC2NodeClass '{}', which is not in the scenario{}",
                             p.name, p.node_class_ref, did_you_mean(p.node_class_ref, class_names)));
@@ -2045,6 +2079,12 @@ std::uint64_t node_pool_template_hash(const model::NodePool& pool)
 
 model::Scenario parse_scenario(std::string_view text, const std::string& source_name, const std::vector<std::string>& sets)
 {
+  return parse_scenario(text, source_name, sets, ParseOptions{});
+}
+
+model::Scenario parse_scenario(std::string_view text, const std::string& source_name, const std::vector<std::string>& sets,
+                               const ParseOptions& options)
+{
   check_text(text, source_name, k_max_yaml_depth);
   std::vector<YAML::Node> raw;
   try {
@@ -2059,6 +2099,21 @@ model::Scenario parse_scenario(std::string_view text, const std::string& source_
   try {
     std::vector<Doc> docs;
     for (const auto& root : raw) {
+      // A cluster dump's List holds every pod of the cluster: the budget is per object.
+      const auto items = options.cluster_dump && root.IsMap() ? child(root, "items") : YAML::Node();
+      if (items.IsDefined() && items.IsSequence()) {
+        const bool within = std::all_of(items.begin(), items.end(), [](const YAML::Node& item) {
+          return within_node_budget(item, k_max_yaml_nodes, k_max_yaml_depth * 2);
+        });
+        if (!within) {
+          reader.error(root, fmt::format("an object of the List is too large or too deep once YAML aliases are "
+                                         "expanded (more than {} nodes or {} levels)",
+                                         k_max_yaml_nodes, k_max_yaml_depth * 2));
+          continue;
+        }
+        collect_documents(reader, root, docs, 0);
+        continue;
+      }
       if (!within_node_budget(root, k_max_yaml_nodes, k_max_yaml_depth * 2)) {
         reader.error(root, fmt::format("the document is too large or too deep once YAML aliases are expanded "
                                        "(more than {} nodes or {} levels)",
@@ -2086,7 +2141,7 @@ model::Scenario parse_scenario(std::string_view text, const std::string& source_
         }
       }
     }
-    ScenarioParser parser(reader, source_name);
+    ScenarioParser parser(reader, source_name, options.cluster_dump);
     auto scenario = parser.parse(docs);
     throw_sorted(diagnostics, source_name);
     return scenario;

@@ -21,6 +21,20 @@ namespace capsim::io {
 [[nodiscard]] model::Scenario parse_scenario(std::string_view text, const std::string& source_name,
                                              const std::vector<std::string>& sets = {});
 
+// Leniency for live-cluster dumps read by io::load_cluster_dump (`capsim preview`), never for
+// scenario files: Nodes without instance-type or zone labels are accepted (static, price
+// unknown); Node status resources with names capsim does not know (attachable-volumes-aws-ebs,
+// ...) are ignored; a Node labelled with a NodePool or NodeGroup that is not in the stream is
+// static; a Pod bound to a Node that is not in the stream is dropped; the YAML node budget
+// applies to each item of a List rather than to the whole List.
+struct ParseOptions
+{
+  bool cluster_dump = false;
+};
+
+[[nodiscard]] model::Scenario parse_scenario(std::string_view text, const std::string& source_name,
+                                             const std::vector<std::string>& sets, const ParseOptions& options);
+
 // Limits on what a scenario may ask for; beyond them the input is refused as absurd.
 inline constexpr std::int64_t k_max_replicas = 10'000'000;
 inline constexpr std::size_t k_max_yaml_nodes = 2'000'000; // after alias expansion, per document
