@@ -542,47 +542,16 @@ Outcome DisruptionController::drift()
 std::optional<Command> DisruptionController::first_n_consolidation(const std::vector<Candidate>& cands,
                                                                     std::size_t max)
 {
-  // firstNConsolidationOption: binary search for the largest prefix [0, mid] that consolidates.
-  if (cands.size() < 2) {
-    return std::nullopt;
-  }
-  std::size_t lo = 1;
-  std::size_t hi = cands.size() <= max ? cands.size() - 1 : max;
-  const SimulationContext ctx = sim_context();
   const OfferingAvailable available = [this](std::string_view t, std::string_view z, std::string_view ct) {
     return m_act->offering_available(t, z, ct);
   };
-  const bool balanced = any_balanced();
-  const auto totals = balanced ? pool_totals(cands) : std::vector<PoolTotals>{};
-  std::optional<Command> best;
-  while (lo <= hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    const std::vector<Candidate> batch(cands.begin(), cands.begin() + static_cast<std::ptrdiff_t>(mid + 1));
-    auto outcome = compute_consolidation(ctx, batch, Method::multi_node);
-    bool valid = false;
-    if (outcome.command) {
-      auto& cmd = *outcome.command;
-      if (!cmd.is_replace()) {
-        valid = true;
-      } else if (filter_out_same_instance_type(ctx, cmd.replacements.front(), batch, available)) {
-        cmd.savings_per_hour = estimated_savings(cmd, available);
-        valid = true;
-      }
-      if (valid && balanced) {
-        valid = balanced_approves(cmd, scenario(), totals, nullptr);
-      }
-    }
-    if (valid) {
-      best = std::move(outcome.command);
-      lo = mid + 1;
-    } else {
-      if (mid == 0) {
-        break;
-      }
-      hi = mid - 1;
-    }
+  std::function<bool(const Command&)> approve;
+  if (any_balanced()) {
+    approve = [this, totals = pool_totals(cands)](const Command& cmd) {
+      return balanced_approves(cmd, scenario(), totals, nullptr);
+    };
   }
-  return best;
+  return karpenter::first_n_consolidation(sim_context(), cands, max, available, approve);
 }
 
 Outcome DisruptionController::multi_node()

@@ -320,6 +320,46 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
   return out;
 }
 
+std::optional<Command> first_n_consolidation(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
+                                             std::size_t max, const OfferingAvailable& available,
+                                             const std::function<bool(const Command&)>& approve)
+{
+  if (candidates.size() < 2) {
+    return std::nullopt;
+  }
+  std::size_t lo = 1;
+  std::size_t hi = candidates.size() <= max ? candidates.size() - 1 : max;
+  std::optional<Command> best;
+  while (lo <= hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    const std::vector<Candidate> batch(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(mid + 1));
+    auto outcome = compute_consolidation(ctx, batch, Method::multi_node);
+    bool valid = false;
+    if (outcome.command) {
+      auto& cmd = *outcome.command;
+      if (!cmd.is_replace()) {
+        valid = true;
+      } else if (filter_out_same_instance_type(ctx, cmd.replacements.front(), batch, available)) {
+        cmd.savings_per_hour = estimated_savings(cmd, available);
+        valid = true;
+      }
+      if (valid && approve) {
+        valid = approve(cmd);
+      }
+    }
+    if (valid) {
+      best = std::move(outcome.command);
+      lo = mid + 1;
+    } else {
+      if (mid == 0) {
+        break;
+      }
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
 bool filter_out_same_instance_type(const SimulationContext& ctx, NewNodeClaim& replacement,
                                    const std::vector<Candidate>& candidates, const OfferingAvailable& available)
 {

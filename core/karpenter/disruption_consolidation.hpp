@@ -9,6 +9,7 @@
 #include "core/sim/controller.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -93,6 +94,14 @@ struct ConsolidationOutcome
 // computeConsolidation for a set of candidates (single- or multi-node).
 [[nodiscard]] ConsolidationOutcome compute_consolidation(const SimulationContext& ctx,
                                                          const std::vector<Candidate>& candidates, Method method);
+
+// firstNConsolidationOption (multinodeconsolidation.go): binary search for the largest prefix
+// [0, mid] of the sorted candidates (mid < max) that consolidates into a delete or one cheaper
+// replacement; `approve` (optional) can veto a command (the Balanced policy).
+[[nodiscard]] std::optional<Command> first_n_consolidation(const SimulationContext& ctx,
+                                                           const std::vector<Candidate>& candidates, std::size_t max,
+                                                           const OfferingAvailable& available,
+                                                           const std::function<bool(const Command&)>& approve = {});
 
 // filterOutSameInstanceType (multi-node): when the replacement options include a candidate's
 // instance type, keep only options cheaper than the cheapest such candidate. Returns false when

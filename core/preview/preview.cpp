@@ -11,6 +11,7 @@
 #include "core/karpenter/disruption_candidates.hpp"
 #include "core/karpenter/disruption_consolidation.hpp"
 #include "core/karpenter/launch.hpp"
+#include "core/sim/initial_node.hpp"
 
 #include <fmt/format.h>
 
@@ -62,34 +63,7 @@ cluster::Cluster build_cluster(const io::ClusterDump& dump, const catalog::Catal
   cluster::Cluster c;
   std::map<std::string, NodeIndex> by_name;
   for (const auto& in : sc.nodes) {
-    cluster::NodeState n;
-    n.name = in.name;
-    n.labels = in.labels;
-    n.taints = in.taints;
-    n.instance_type = cat.find(label(in.labels, model::labels::k_instance_type));
-    n.zone = label(in.labels, model::labels::k_zone);
-    n.capacity_type = label(in.labels, model::labels::k_capacity_type);
-    if (n.capacity_type.empty()) {
-      n.capacity_type = std::string(model::k_capacity_on_demand);
-    }
-    if (n.instance_type != nullptr) {
-      n.allocatable = n.instance_type->allocatable();
-      for (const auto& o : n.instance_type->offerings) {
-        if (o.capacity_type == n.capacity_type && (n.zone.empty() || o.zone == n.zone)) {
-          n.price_per_hour = o.price_per_hour;
-          break;
-        }
-      }
-      for (const auto& [k, v] : n.instance_type->labels) {
-        n.labels.emplace(k, v);
-      }
-    }
-    if (in.allocatable) {
-      n.allocatable = *in.allocatable; // what the kubelet reports wins, as for the scheduler
-    } else if (in.capacity && n.instance_type == nullptr) {
-      n.allocatable = *in.capacity;
-    }
-    n.labels[std::string(model::labels::k_hostname)] = n.name;
+    cluster::NodeState n = sim::node_from_initial(in, cat);
     const auto facts_it = dump.nodes.find(in.name);
     const io::DumpNodeFacts facts = facts_it != dump.nodes.end() ? facts_it->second : io::DumpNodeFacts{};
     n.created_at = facts.created >= 0 ? facts.created : now;
@@ -97,7 +71,6 @@ cluster::Cluster build_cluster(const io::ClusterDump& dump, const catalog::Catal
     n.ready_at = facts.ready ? std::max(n.created_at, facts.ready_since) : -1;
     n.lifecycle = facts.deleting ? NodeLifecycle::deleting : facts.ready ? NodeLifecycle::ready : NodeLifecycle::registered;
     n.last_pod_event = n.created_at;
-    n.do_not_disrupt = in.do_not_disrupt;
     if (!in.node_pool.empty()) {
       for (std::uint32_t i = 0; i < sc.node_pools.size(); ++i) {
         if (sc.node_pools[i].name == in.node_pool) {
@@ -256,9 +229,8 @@ private:
   karpenter::PdbLimits m_pdbs;
 };
 
-// firstNConsolidationOption (multinodeconsolidation.go), as core/karpenter/disruption.cpp's
-// DisruptionController::first_n_consolidation: the largest prefix of the budget-filtered,
-// sorted candidates (at most 100) that consolidates into a delete or one cheaper replacement.
+// Multi-node consolidation over the budget-filtered, sorted candidates (at most 100), as the
+// disruption controller runs it (karpenter::first_n_consolidation).
 std::optional<Command> KarpenterPreview::multi_node(std::vector<Candidate> cands)
 {
   auto budget = karpenter::budget_mapping(m_sc.node_pools, m_cluster, model::DisruptionReason::underutilized, m_now);
@@ -271,41 +243,10 @@ std::optional<Command> KarpenterPreview::multi_node(std::vector<Candidate> cands
     }
   }
   const std::size_t max = std::min(disruptable.size(), karpenter::k_multi_node_max_candidates);
-  if (disruptable.size() < 2) {
-    return std::nullopt;
-  }
-  std::size_t lo = 1;
-  std::size_t hi = disruptable.size() <= max ? disruptable.size() - 1 : max;
-  const auto ctx = context();
   const karpenter::OfferingAvailable available = [](std::string_view, std::string_view, std::string_view) {
     return true;
   };
-  std::optional<Command> best;
-  while (lo <= hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    const std::vector<Candidate> batch(disruptable.begin(), disruptable.begin() + static_cast<std::ptrdiff_t>(mid + 1));
-    auto outcome = karpenter::compute_consolidation(ctx, batch, Method::multi_node);
-    bool valid = false;
-    if (outcome.command) {
-      auto& cmd = *outcome.command;
-      if (!cmd.is_replace()) {
-        valid = true;
-      } else if (karpenter::filter_out_same_instance_type(ctx, cmd.replacements.front(), batch, available)) {
-        cmd.savings_per_hour = karpenter::estimated_savings(cmd, available);
-        valid = true;
-      }
-    }
-    if (valid) {
-      best = std::move(outcome.command);
-      lo = mid + 1;
-    } else {
-      if (mid == 0) {
-        break;
-      }
-      hi = mid - 1;
-    }
-  }
-  return best;
+  return karpenter::first_n_consolidation(context(), disruptable, max, available);
 }
 
 std::string KarpenterPreview::drift_reason(NodeIndex n) const

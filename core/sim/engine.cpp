@@ -4,6 +4,7 @@
 #include "core/base/rng.hpp"
 #include "core/model/pdb.hpp"
 #include "core/sim/bound_problem.hpp"
+#include "core/sim/initial_node.hpp"
 #include "core/sim/placement.hpp"
 
 #include <fmt/format.h>
@@ -97,46 +98,11 @@ void Engine::add_initial_state()
 {
   const auto& sc = *m_input.scenario;
   for (const auto& in : sc.nodes) {
-    cluster::NodeState n;
-    n.name = in.name;
-    n.labels = in.labels;
-    n.taints = in.taints;
-    const auto it_label = in.labels.find(std::string(model::labels::k_instance_type));
-    if (it_label != in.labels.end()) {
-      n.instance_type = m_input.catalog->find(it_label->second);
-    }
-    const auto label = [&](std::string_view key) {
-      auto it = in.labels.find(std::string(key));
-      return it == in.labels.end() ? std::string() : it->second;
-    };
-    n.zone = label(model::labels::k_zone);
-    n.capacity_type = label(model::labels::k_capacity_type);
-    if (n.capacity_type.empty()) {
-      n.capacity_type = std::string(model::k_capacity_on_demand);
-    }
-    if (n.instance_type != nullptr) {
-      n.allocatable = n.instance_type->allocatable();
-      for (const auto& o : n.instance_type->offerings) {
-        if (o.capacity_type == n.capacity_type && (n.zone.empty() || o.zone == n.zone)) {
-          n.price_per_hour = o.price_per_hour;
-          break;
-        }
-      }
-      for (const auto& [k, v] : n.instance_type->labels) {
-        n.labels.emplace(k, v);
-      }
-    }
-    if (in.allocatable) {
-      n.allocatable = *in.allocatable;
-    } else if (in.capacity && n.instance_type == nullptr) {
-      n.allocatable = *in.capacity;
-    }
-    n.labels[std::string(model::labels::k_hostname)] = n.name;
+    cluster::NodeState n = node_from_initial(in, *m_input.catalog);
     n.lifecycle = NodeLifecycle::ready;
     n.created_at = 0;
     n.registered_at = 0;
     n.ready_at = 0;
-    n.do_not_disrupt = in.do_not_disrupt;
     // A node belongs to the engine that manages its pool: a Karpenter run adopts nodes of its
     // NodePools, a Cluster Autoscaler run those of its NodeGroups; the rest are static.
     const bool karpenter = m_controller != nullptr && m_controller->name() == "karpenter";
