@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Release benchmarks (issue #8). Never part of the tests: numbers go to bench/RESULTS.md by hand.
-#   ./scripts/bench.sh            B1 scheduling, kube-scheduler binding, B2/B4 at 10k and 100k pods
+#   ./scripts/bench.sh            B1 scheduling, kube-scheduler binding, B3 disruption pass,
+#                                 B2/B4 at 10k and 100k pods
 #   ./scripts/bench.sh --full     also the 1,000,000-pod week (minutes)
 # Times are wall and CPU seconds from /usr/bin/time, with peak RSS.
 set -euo pipefail
@@ -23,6 +24,8 @@ echo "== B1 scheduling (Karpenter solve)"
 "$build/bench/scheduling_bench"
 echo "== kube-scheduler binding"
 "$build/bench/kube_scheduler_bench"
+echo "== B3 disruption pass"
+"$build/bench/disruption_bench" 1000 5000
 
 sizes=(10000 100000)
 if [[ "${1:-}" == "--full" ]]; then

@@ -158,7 +158,9 @@ struct ExistingSnapshot
   bool valid = false;
 
   std::vector<ExistingNode> nodes;     // sortExistingNodes order
-  std::vector<std::uint32_t> position; // by NodeIndex: index in nodes, or k_none
+  // (NodeIndex, index in nodes), sorted by NodeIndex: sized by the live nodes, not by every
+  // node the simulation ever launched.
+  std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> position;
   FreeCapacityIndex index;
   // Per NodePool input: capacity and count of its nodes in `nodes` (updateRemainingResources).
   std::vector<model::Resources> pool_capacity;
@@ -995,12 +997,12 @@ void Scheduler::build_snapshot()
     }
     return a.node->name < b.node->name;
   });
-  snap.position.assign(nodes.size(), cluster::k_none);
+  snap.position.reserve(snap.nodes.size());
   snap.pool_capacity.assign(m_input.node_pools.size(), model::Resources{});
   snap.pool_nodes.assign(m_input.node_pools.size(), 0);
   for (std::uint32_t pos = 0; pos < snap.nodes.size(); ++pos) {
     const auto& n = *snap.nodes[pos].node;
-    snap.position[snap.nodes[pos].index] = pos;
+    snap.position.emplace_back(snap.nodes[pos].index, pos);
     if (n.owner != cluster::NodeOwner::node_pool) {
       continue;
     }
@@ -1011,6 +1013,7 @@ void Scheduler::build_snapshot()
       }
     }
   }
+  std::sort(snap.position.begin(), snap.position.end());
   snap.index.build(snap.nodes);
   snap.valid = true;
 }
@@ -1025,10 +1028,12 @@ void Scheduler::prepare_existing()
   m_index = &snap.index;
   m_snapshot_in_use = true;
   for (const auto n : m_input.excluded_nodes) {
-    if (n >= snap.position.size() || snap.position[n] == cluster::k_none) {
+    const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
+                                     std::pair<cluster::NodeIndex, std::uint32_t>{n, 0});
+    if (it == snap.position.end() || it->first != n) {
       continue;
     }
-    const std::uint32_t pos = snap.position[n];
+    const std::uint32_t pos = it->second;
     auto& e = snap.nodes[pos];
     if (!e.excluded) {
       e.excluded = true;
