@@ -62,8 +62,18 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
   char quote = 0;                   // inside a quoted scalar that may span lines
   long block_scalar_indent = -1;    // inside a | or > scalar: lines indented deeper than this
   bool document_start = true;       // no content yet in the current document
+  // yaml-cpp 0.7 also loops when a document's root is a quoted scalar or a flow collection
+  // followed by ',' ("a", [1], ...: fuzz finding): watch the root until the next token.
+  bool watch_root = false;  // the root is such a node, still open
+  bool root_closed = false; // it has closed; nothing but spaces and comments since
   std::size_t line_no = 0;
   std::size_t pos = 0;
+  const auto report_comma = [&](std::size_t column) {
+    if (report.comma_line == 0) {
+      report.comma_line = line_no;
+      report.comma_column = column + 1;
+    }
+  };
   const auto note = [&](int depth, std::size_t column) {
     if (depth > report.max_depth) {
       report.max_depth = depth;
@@ -106,6 +116,8 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
       if (line.substr(0, 3) == "---" || line.substr(0, 3) == "...") {
         indents.clear();
         document_start = true;
+        watch_root = false;
+        root_closed = false;
         i = 3;
         indent = 0;
       } else {
@@ -139,6 +151,8 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
           ++i;
         } else if (c == '"') {
           quote = 0;
+          root_closed = watch_root && flow == 0;
+          watch_root = watch_root && !root_closed;
         }
         continue;
       }
@@ -148,6 +162,8 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
             ++i;
           } else {
             quote = 0;
+            root_closed = watch_root && flow == 0;
+            watch_root = watch_root && !root_closed;
           }
         }
         continue;
@@ -158,12 +174,18 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
       if (c == '#' && (i == 0 || is_space(line[i - 1]))) {
         break;
       }
+      if (root_closed) {
+        if (c == ',') {
+          report_comma(i);
+        }
+        root_closed = false;
+      }
       if (node_start && document_start && c != '&' && c != '!') {
-        if (c == ',' && report.comma_line == 0) {
-          report.comma_line = line_no;
-          report.comma_column = i + 1;
+        if (c == ',') {
+          report_comma(i);
         }
         document_start = false;
+        watch_root = c == '"' || c == '\'' || c == '[' || c == '{';
       }
       if (node_start) {
         if (c == '"' || c == '\'') {
@@ -188,9 +210,8 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
             ++i;
             // yaml-cpp 0.7 also loops on a document that starts with a tag or anchor holding
             // a ',' (fuzz finding): refused like a leading ','.
-            if (line[i] == ',' && document_start && report.comma_line == 0) {
-              report.comma_line = line_no;
-              report.comma_column = i + 1;
+            if (line[i] == ',' && document_start) {
+              report_comma(i);
             }
           }
           continue;
@@ -206,6 +227,8 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
           node_start = true;
         } else if (c == ']' || c == '}') {
           --flow;
+          root_closed = watch_root && flow == 0;
+          watch_root = watch_root && !root_closed;
         }
       } else if (c == ':' && (i + 1 == line.size() || is_space(line[i + 1]))) {
         node_start = true;
@@ -246,8 +269,8 @@ void check_text(std::string_view text, const std::string& file, int max_depth)
   const NestingReport r = measure_nesting(text, max_depth);
   if (r.comma_line > 0) {
     throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.comma_line), static_cast<std::uint32_t>(r.comma_column)},
-                     "a document cannot start with ',' or with a tag or anchor holding one (expected a "
-                     "mapping such as 'apiVersion: ...')");
+                     "a document cannot start with ',', with a tag or anchor holding one, or with a quoted "
+                     "or bracketed value followed by one (expected a mapping such as 'apiVersion: ...')");
   }
   if (r.max_depth > max_depth) {
     throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.line), static_cast<std::uint32_t>(r.column)},

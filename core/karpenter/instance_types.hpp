@@ -209,8 +209,12 @@ public:
       m_with_offering.clear();
       m_price_order.clear();
       m_availability_known = true;
+      ++m_availability_generation;
     }
   }
+
+  // Bumped whenever the available offerings change (caches built on them compare it).
+  [[nodiscard]] std::uint64_t availability_generation() const { return m_availability_generation; }
 
   // Types whose allocatable amount of `dim` is at least x.
   [[nodiscard]] const TypeSet& at_least(model::ResourceId dim, std::int64_t x);
@@ -250,6 +254,7 @@ private:
   std::unordered_map<std::uint64_t, std::pair<OfferingFilter, std::vector<std::uint32_t>>> m_price_order;
   bool m_availability_known = false;
   std::uint64_t m_availability_version = 0;
+  std::uint64_t m_availability_generation = 0;
 };
 
 // Component-wise: requests fit in allocatable on the dimensions listed.

@@ -36,6 +36,33 @@ namespace capsim::karpenter {
 // ---------------------------------------------------------------------------------------------
 // Cache kept between solves.
 
+struct DsGroup
+{
+  model::Resources overhead;
+  std::uint32_t present = 0; // resources the compatible DaemonSets request (MinResources keys)
+  std::vector<std::int32_t> host_ports;
+  bool empty = true; // no compatible DaemonSet
+};
+
+struct Template
+{
+  std::uint32_t input = 0;
+  const NodePoolInput* np = nullptr;
+  PoolTypes* types = nullptr;
+  ReqSet reqs;           // template requirements (no hostname)
+  ReqSet base_with_host; // reqs + hostname In [placeholder], patched per attempt
+  TypeSet options;       // pre-filtered InstanceTypeOptions
+  OfferingFilter filter;
+  std::vector<DsGroup> groups;
+  std::vector<std::int32_t> group_of; // per pool type index, -1 if not an option
+  std::vector<TypeSet> group_mask;    // per group: its instance types
+  model::Labels labels;
+  Limits remaining;
+  bool limited = false;
+  TypeSet within_limits; // options whose capacity fits the remaining limits
+  bool within_limits_dirty = true;
+};
+
 struct DomainEntry
 {
   ValueId domain = 0;
@@ -252,6 +279,18 @@ struct SolveCache::Impl
   };
   DomainGroups domain_groups;
   ExistingSnapshot existing;
+  // The NodePool templates (prepare_templates) for one pools_generation, availability of each
+  // pool's types, DaemonSet list and minValues policy; a solve copies them (it narrows limits).
+  struct Templates
+  {
+    bool valid = false;
+    std::uint64_t pools_generation = 0;
+    std::vector<std::uint64_t> availability;
+    std::vector<const model::PodSpec*> daemons;
+    bool min_values_best_effort = false;
+    std::vector<Template> list;
+  };
+  Templates templates;
 
   PoolTypes& pool_types(std::size_t i, const std::vector<const catalog::InstanceType*>& types)
   {
@@ -407,34 +446,6 @@ void apply_delta(ReqSet& base, const std::vector<Req>& delta)
 
 // ---------------------------------------------------------------------------------------------
 
-struct DsGroup
-{
-  model::Resources overhead;
-  std::uint32_t present = 0; // resources the compatible DaemonSets request (MinResources keys)
-  std::vector<std::int32_t> host_ports;
-  bool empty = true; // no compatible DaemonSet
-};
-
-struct Template
-{
-  std::uint32_t input = 0;
-  const NodePoolInput* np = nullptr;
-  PoolTypes* types = nullptr;
-  ReqSet reqs;           // template requirements (no hostname)
-  ReqSet base_with_host; // reqs + hostname In [placeholder], patched per attempt
-  TypeSet options;       // pre-filtered InstanceTypeOptions
-  OfferingFilter filter;
-  std::vector<DsGroup> groups;
-  std::vector<std::int32_t> group_of; // per pool type index, -1 if not an option
-  std::vector<TypeSet> group_mask;    // per group: its instance types
-  model::Labels labels;
-  Limits remaining;
-  bool limited = false;
-  TypeSet within_limits; // options whose capacity fits the remaining limits
-  bool within_limits_dirty = true;
-};
-
-
 struct Claim
 {
   std::uint32_t tmpl = 0;
@@ -493,6 +504,7 @@ private:
   void prepare_pools();
   void prepare_pods();
   void prepare_templates();
+  void build_templates(); // prepare_templates without the cache
   void prepare_existing();
   [[nodiscard]] bool snapshot_current() const;
   void build_snapshot();
@@ -797,6 +809,36 @@ std::string Scheduler::min_values_check(const Template& t, const TypeSet& option
 }
 
 void Scheduler::prepare_templates()
+{
+  auto& cached = m_cache.templates;
+  std::vector<std::uint64_t> availability;
+  for (const auto* pt : m_pool_types) {
+    availability.push_back(pt->availability_generation());
+  }
+  std::vector<const model::PodSpec*> daemons;
+  for (const auto& d : m_daemons) {
+    daemons.push_back(d.spec);
+  }
+  const bool best_effort = m_input.options.min_values_best_effort;
+  if (!cached.valid || cached.pools_generation != m_cache.pools_generation || cached.availability != availability
+      || cached.daemons != daemons || cached.min_values_best_effort != best_effort) {
+    cached.valid = false;
+    build_templates();
+    cached.list = m_templates;
+    cached.pools_generation = m_cache.pools_generation;
+    cached.availability = std::move(availability);
+    cached.daemons = std::move(daemons);
+    cached.min_values_best_effort = best_effort;
+    cached.valid = true;
+    return;
+  }
+  m_templates = cached.list;
+  for (auto& t : m_templates) {
+    t.np = &m_input.node_pools[t.input]; // the cached copy pointed into an earlier SolveInput
+  }
+}
+
+void Scheduler::build_templates()
 {
   const auto& inputs = m_input.node_pools;
   std::vector<std::uint32_t> order(inputs.size());

@@ -30,14 +30,26 @@ TEST_CASE("text guard: refuses binary, bad UTF-8 and deep nesting with a locatio
   CHECK_NOTHROW(io::check_text("name: caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n", "f.yaml"));
   // yaml-cpp 0.7 loops forever, allocating, on a document that starts with ','.
   CHECK_THROWS_WITH(io::check_text(",", "f.yaml"),
-                    "f.yaml:1:1: error: a document cannot start with ',' or with a tag or anchor holding one (expected a mapping such as 'apiVersion: ...')");
+                    "f.yaml:1:1: error: a document cannot start with ',', with a tag or anchor holding one, or with a quoted or bracketed value followed by one (expected a mapping such as 'apiVersion: ...')");
   CHECK_THROWS_WITH(io::check_text("a: 1\n---\n# c\n&x !t , y\n", "f.yaml"),
-                    "f.yaml:4:7: error: a document cannot start with ',' or with a tag or anchor holding one (expected a mapping such as 'apiVersion: ...')");
+                    "f.yaml:4:7: error: a document cannot start with ',', with a tag or anchor holding one, or with a quoted or bracketed value followed by one (expected a mapping such as 'apiVersion: ...')");
   // ... and on one that starts with a tag or anchor holding a ','.
   CHECK_THROWS_WITH(io::check_text("!rrival,duration,dep6522,,1000,2# trace", "f.yaml"),
-                    "f.yaml:1:8: error: a document cannot start with ',' or with a tag or anchor holding one (expected a mapping such as 'apiVersion: ...')");
+                    "f.yaml:1:8: error: a document cannot start with ',', with a tag or anchor holding one, or with a quoted or bracketed value followed by one (expected a mapping such as 'apiVersion: ...')");
   CHECK_THROWS_WITH(io::check_text("a: 1\n--- &x,y\n", "f.yaml"),
-                    "f.yaml:2:7: error: a document cannot start with ',' or with a tag or anchor holding one (expected a mapping such as 'apiVersion: ...')");
+                    "f.yaml:2:7: error: a document cannot start with ',', with a tag or anchor holding one, or with a quoted or bracketed value followed by one (expected a mapping such as 'apiVersion: ...')");
+  // ... and on one whose root is a quoted scalar or a flow collection followed by ',' (fuzz
+  // finding: '"250m",' on a line of its own after comments).
+  const std::string root_comma = "error: " + std::string("a document cannot start with ',', with a tag or anchor "
+                                                         "holding one, or with a quoted or bracketed value followed "
+                                                         "by one (expected a mapping such as 'apiVersion: ...')");
+  CHECK_THROWS_WITH(io::check_text("# c\n\"250m\",\n", "f.yaml"), "f.yaml:2:7: " + root_comma);
+  CHECK_THROWS_WITH(io::check_text("a: 1\n--- 'it''s' ,\n", "f.yaml"), "f.yaml:2:13: " + root_comma);
+  CHECK_THROWS_WITH(io::check_text("[\"a\",\n \"b\"] # c\n\n, x\n", "f.yaml"), "f.yaml:4:1: " + root_comma);
+  CHECK_THROWS_WITH(io::check_text("{a: 1},", "f.yaml"), "f.yaml:1:7: " + root_comma);
+  CHECK_NOTHROW(io::check_text("\"apiVersion\": v1\n\"kind\": Pod\n", "f.yaml"));
+  CHECK_NOTHROW(io::check_text("{\"apiVersion\": \"v1\", \"items\": [\"a\", \"b\"]}\n", "f.yaml"));
+  CHECK_NOTHROW(io::check_text("a: \"x\", y\nb: [1], 2\n", "f.yaml"));
   CHECK_NOTHROW(io::check_text("a: !t x, y\nb: &anchor v\n", "f.yaml"));
   CHECK_NOTHROW(io::check_text("a: [1, 2]\nb: x, y\n---\n[a, b]\n", "f.yaml"));
   CHECK_THROWS_WITH(io::check_text(std::string(10, '[') + std::string(10, ']'), "f.yaml", 8),
