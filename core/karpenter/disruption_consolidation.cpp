@@ -259,6 +259,7 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
   // Solve already orders the options by price (OrderByPrice: cheapest available compatible
   // offering, ties in catalog order), as computeConsolidation re-sorts them upstream.
   NewNodeClaim claim = std::move(claims.front());
+  claim.options_compatible = false; // the requirements change below; the launch re-checks
   if (all_spot && has_capacity_type(claim.requirements, model::k_capacity_spot)) {
     // computeSpotToSpotConsolidation
     if (!ctx.spot_to_spot) {

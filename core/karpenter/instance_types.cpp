@@ -120,7 +120,7 @@ PoolTypes::PoolTypes(const std::vector<const catalog::InstanceType*>& types, Int
                    [&](std::uint32_t a, std::uint32_t b) { return m_types[a].it->name < m_types[b].it->name; });
 }
 
-const TypeSet& PoolTypes::at_least(model::ResourceId dim, std::int64_t x)
+PoolTypes::Threshold& PoolTypes::threshold(model::ResourceId dim)
 {
   if (m_thresholds.size() <= dim) {
     m_thresholds.resize(static_cast<std::size_t>(dim) + 1);
@@ -142,8 +142,34 @@ const TypeSet& PoolTypes::at_least(model::ResourceId dim, std::int64_t x)
     }
     m_none = TypeSet(m_types.size(), false);
   }
+  return th;
+}
+
+const TypeSet& PoolTypes::at_least(model::ResourceId dim, std::int64_t x)
+{
+  const auto& th = threshold(dim);
   const auto k = static_cast<std::size_t>(std::lower_bound(th.values.begin(), th.values.end(), x) - th.values.begin());
   return k < th.at_least.size() ? th.at_least[k] : m_none;
+}
+
+std::int64_t PoolTypes::max_allocatable(model::ResourceId dim, const TypeSet& members)
+{
+  const auto& th = threshold(dim);
+  // at_least[k] shrinks as k grows: find the last k whose set still meets `members`.
+  std::size_t lo = 0;
+  std::size_t hi = th.at_least.size();
+  if (hi == 0 || !members.intersects(th.at_least[0])) {
+    return 0;
+  }
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (members.intersects(th.at_least[mid])) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return std::max<std::int64_t>(0, th.values[lo]);
 }
 
 const TypeSet& PoolTypes::with_offering(const OfferingFilter& f)

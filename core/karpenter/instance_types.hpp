@@ -58,6 +58,16 @@ public:
     m_words.assign((n + 63) / 64, 0);
   }
 
+  [[nodiscard]] bool intersects(const TypeSet& o) const
+  {
+    for (std::size_t w = 0; w < m_words.size(); ++w) {
+      if ((m_words[w] & o.m_words[w]) != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   [[nodiscard]] bool any() const
   {
     for (const auto w : m_words) {
@@ -218,6 +228,9 @@ public:
 
   // Types whose allocatable amount of `dim` is at least x.
   [[nodiscard]] const TypeSet& at_least(model::ResourceId dim, std::int64_t x);
+  // The largest allocatable amount of `dim` among `members` (0 when none is larger): a binary
+  // search over the nested at_least sets instead of a walk over the members.
+  [[nodiscard]] std::int64_t max_allocatable(model::ResourceId dim, const TypeSet& members);
   // Types with an available offering the filter allows.
   [[nodiscard]] const TypeSet& with_offering(const OfferingFilter& f);
   // Type indices by cheapest available offering the filter allows (ties: index); types with
@@ -240,6 +253,7 @@ private:
     std::vector<std::int64_t> values; // sorted distinct allocatable amounts
     std::vector<TypeSet> at_least;    // at_least[k]: types with amount >= values[k]
   };
+  Threshold& threshold(model::ResourceId dim);
   static std::uint64_t filter_key(const OfferingFilter& f)
   {
     return f.zones ^ (std::uint64_t{f.capacity_types} * 0x9e3779b97f4a7c15ULL);

@@ -1,5 +1,7 @@
 #include "core/karpenter/launch.hpp"
 
+#include "core/base/diagnostics.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -66,19 +68,29 @@ bool is_exotic(const catalog::InstanceType& it, const std::vector<model::Resourc
   return std::any_of(accelerators.begin(), accelerators.end(), [&](model::ResourceId id) { return it.capacity[id] != 0; });
 }
 
-// An instance type with the offerings still under consideration.
+// An offering of a candidate type: whether the requirements and availability allow it (asked
+// once per launch: availability is a lookup by name), and whether a filter dropped it.
+struct OfferingOption
+{
+  const catalog::Offering* o = nullptr;
+  bool usable = false;
+  bool dropped = false;
+};
+
+// An instance type with its offerings: options[begin, end) of the launch's flat list.
 struct Candidate
 {
   const catalog::InstanceType* it = nullptr;
-  std::vector<const catalog::Offering*> offerings;
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
 };
 
-double candidate_price(const Candidate& c, const OfferingGate& gate)
+double candidate_price(const Candidate& c, const std::vector<OfferingOption>& options)
 {
   double best = std::numeric_limits<double>::infinity();
-  for (const auto* o : c.offerings) {
-    if (gate.usable(*c.it, *o)) {
-      best = std::min(best, o->price_per_hour);
+  for (auto k = c.begin; k < c.end; ++k) {
+    if (options[k].usable && !options[k].dropped) {
+      best = std::min(best, options[k].o->price_per_hour);
     }
   }
   return best;
@@ -168,10 +180,10 @@ std::string min_values_error(const std::vector<const catalog::InstanceType*>& ty
 
 LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resources& requests,
                              const std::vector<const catalog::InstanceType*>& instance_types,
-                             const LaunchOptions& options)
+                             const LaunchOptions& launch_options, bool known_compatible)
 {
   LaunchDecision d;
-  const auto& avail = options.offering_available;
+  const auto& avail = launch_options.offering_available;
   const OfferingGate gate(reqs, avail);
   const bool has_min_values = std::any_of(reqs.items().begin(), reqs.items().end(),
                                           [](const model::Requirement& r) { return r.min_values.has_value(); });
@@ -181,22 +193,32 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     return d;
   };
 
-  // CompatibleAvailableFilter.
+  // CompatibleAvailableFilter. Solve's options are already known to intersect the claim's
+  // requirements (NewNodeClaim::options_compatible); debug builds check that they do.
   std::vector<Candidate> cands;
+  std::vector<OfferingOption> options;
   for (const auto* it : instance_types) {
-    if (!requests.fits_in(it->allocatable()) || !reqs.intersects_ok(it->requirements)) {
+    if (!requests.fits_in(it->allocatable())) {
       continue;
     }
-    Candidate c{it, {}};
-    for (const auto& o : it->offerings) {
-      c.offerings.push_back(&o);
+    if (!known_compatible && !reqs.intersects_ok(it->requirements)) {
+      continue;
     }
+#ifndef NDEBUG
+    CAPSIM_CHECK(reqs.intersects_ok(it->requirements), "launch: an option Solve called compatible is not");
+#endif
+    Candidate c{it, static_cast<std::uint32_t>(options.size()), 0};
     bool any = false;
-    for (const auto* o : c.offerings) {
-      any = any || gate.usable(*it, *o);
+    for (const auto& o : it->offerings) {
+      const bool usable = gate.usable(*it, o);
+      any = any || usable;
+      options.push_back({&o, usable, false});
     }
     if (any) {
-      cands.push_back(std::move(c));
+      c.end = static_cast<std::uint32_t>(options.size());
+      cands.push_back(c);
+    } else {
+      options.resize(c.begin);
     }
   }
   if (cands.empty()) {
@@ -206,10 +228,20 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   // ExoticInstanceTypeFilter.
   if (!has_min_values) {
     const auto accelerators = accelerator_ids();
-    const auto generic = std::count_if(cands.begin(), cands.end(),
-                                       [&](const Candidate& c) { return !is_exotic(*c.it, accelerators); });
-    if (generic > 0) {
-      std::erase_if(cands, [&](const Candidate& c) { return is_exotic(*c.it, accelerators); });
+    std::vector<bool> exotic(cands.size());
+    bool any_generic = false;
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      exotic[i] = is_exotic(*cands[i].it, accelerators);
+      any_generic = any_generic || !exotic[i];
+    }
+    if (any_generic) {
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        if (!exotic[i]) {
+          cands[kept++] = cands[i];
+        }
+      }
+      cands.resize(kept);
     }
   }
   // SpotOfferingFilter.
@@ -219,10 +251,11 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     bool has_spot = false;
     bool has_od = false;
     for (const auto& c : cands) {
-      for (const auto* o : c.offerings) {
-        if (!gate.usable(*c.it, *o)) {
+      for (auto k = c.begin; k < c.end; ++k) {
+        if (!options[k].usable) {
           continue;
         }
+        const auto* o = options[k].o;
         if (o->capacity_type == model::k_capacity_on_demand) {
           has_od = true;
           cheapest_od = std::min(cheapest_od, o->price_per_hour);
@@ -232,74 +265,90 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
       }
     }
     if (has_od && has_spot) {
-      std::vector<Candidate> kept;
-      for (auto& c : cands) {
-        std::erase_if(c.offerings, [&](const catalog::Offering* o) {
-          return o->capacity_type == model::k_capacity_spot && o->price_per_hour > cheapest_od;
-        });
-        if (!c.offerings.empty()) {
-          kept.push_back(std::move(c));
+      // A type stays while any offering (usable or not) survives the filter.
+      std::size_t kept = 0;
+      for (const auto& c : cands) {
+        bool left = false;
+        for (auto k = c.begin; k < c.end; ++k) {
+          auto& opt = options[k];
+          opt.dropped = opt.o->capacity_type == model::k_capacity_spot && opt.o->price_per_hour > cheapest_od;
+          left = left || !opt.dropped;
+        }
+        if (left) {
+          cands[kept++] = c;
         }
       }
-      if (kept.empty()) {
+      if (kept == 0) {
         return ice("all requested instance types were unavailable during launch");
       }
-      cands = std::move(kept);
+      cands.resize(kept);
     }
   }
   // Truncate: cheapest first (stable), first max_instance_types, minValues re-checked.
   std::vector<std::pair<double, std::size_t>> priced;
+  priced.reserve(cands.size());
   for (std::size_t i = 0; i < cands.size(); ++i) {
-    priced.emplace_back(candidate_price(cands[i], gate), i);
+    priced.emplace_back(candidate_price(cands[i], options), i);
   }
   std::stable_sort(priced.begin(), priced.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (priced.size() > static_cast<std::size_t>(std::max(0, options.max_instance_types))) {
-    priced.resize(static_cast<std::size_t>(std::max(0, options.max_instance_types)));
+  if (priced.size() > static_cast<std::size_t>(std::max(0, launch_options.max_instance_types))) {
+    priced.resize(static_cast<std::size_t>(std::max(0, launch_options.max_instance_types)));
   }
   std::vector<Candidate> ordered;
   ordered.reserve(priced.size());
   for (const auto& [price, i] : priced) {
-    ordered.push_back(std::move(cands[i]));
+    ordered.push_back(cands[i]);
   }
-  if (has_min_values && !options.min_values_best_effort) {
+  if (has_min_values && !launch_options.min_values_best_effort) {
     const std::string mv = min_values_error_of(ordered, reqs);
     if (!mv.empty()) {
       return ice("truncating instance types based on the passed-in requirements, validating minValues, " + mv);
     }
   }
+  d.candidates.reserve(ordered.size());
   for (const auto& c : ordered) {
     d.candidates.push_back(c.it);
   }
   // getCapacityType: reserved, then spot, then on-demand.
+  const auto offered = [&](std::uint32_t k, std::string_view ct) {
+    return options[k].usable && !options[k].dropped && options[k].o->capacity_type == ct;
+  };
   std::string ct = std::string(model::k_capacity_on_demand);
   for (const std::string_view want : {model::k_capacity_reserved, model::k_capacity_spot}) {
     if (!req_allows(reqs, model::labels::k_capacity_type, want)) {
       continue;
     }
     const bool any = std::any_of(ordered.begin(), ordered.end(), [&](const Candidate& c) {
-      return std::any_of(c.offerings.begin(), c.offerings.end(), [&](const catalog::Offering* o) {
-        return o->capacity_type == want && gate.usable(*c.it, *o);
-      });
+      for (auto k = c.begin; k < c.end; ++k) {
+        if (offered(k, want)) {
+          return true;
+        }
+      }
+      return false;
     });
     if (any) {
       ct = std::string(want);
       break;
     }
   }
-  // CreateFleet overrides: one per (type, zone) with a usable offering of that capacity type.
+  // CreateFleet overrides: one per (type, zone) with a usable offering of that capacity type
+  // (a type's overrides are adjacent, so the first of a zone is found among them).
   struct Override
   {
     const catalog::InstanceType* it;
     const catalog::Offering* o;
   };
   std::vector<Override> overrides;
-  std::set<std::pair<const catalog::InstanceType*, std::string>> seen;
   for (const auto& c : ordered) {
-    for (const auto* o : c.offerings) {
-      if (o->capacity_type != ct || !gate.usable(*c.it, *o)) {
+    const std::size_t first_of_type = overrides.size();
+    for (auto k = c.begin; k < c.end; ++k) {
+      if (!offered(k, ct)) {
         continue;
       }
-      if (seen.emplace(c.it, o->zone).second) {
+      const auto* o = options[k].o;
+      const bool seen = std::any_of(overrides.begin() + static_cast<std::ptrdiff_t>(first_of_type), overrides.end(),
+                                    [&](const Override& ov) { return ov.o->zone == o->zone; });
+      if (!seen) {
         overrides.push_back({c.it, o});
       }
     }

@@ -41,13 +41,15 @@ struct LaunchDecision
 // order; spot price-capacity-optimized (SPEC §5.3): among the allowed pools the lowest
 // interruption band, then the lowest price, ties to the first in list order (pools without a
 // known band rank after banded ones; with no band known anywhere this is lowest price).
+// `known_compatible`: every instance type is known to intersect the requirements (Solve's
+// options), so that check is skipped.
 [[nodiscard]] LaunchDecision choose_launch(const model::Requirements& requirements, const model::Resources& requests,
                                            const std::vector<const catalog::InstanceType*>& instance_types,
-                                           const LaunchOptions& options);
+                                           const LaunchOptions& options, bool known_compatible = false);
 
 [[nodiscard]] inline LaunchDecision choose_launch(const NewNodeClaim& claim, const LaunchOptions& options)
 {
-  return choose_launch(claim.requirements, claim.requests, claim.instance_types, options);
+  return choose_launch(claim.requirements, claim.requests, claim.instance_types, options, claim.options_compatible);
 }
 
 // Offering helpers shared with consolidation (core:pkg/cloudprovider/types.go).

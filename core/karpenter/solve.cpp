@@ -1603,12 +1603,9 @@ bool Scheduler::requirements_plan(const ReqSet& base, bool allow_wk, const Queue
 model::Resources Scheduler::max_alloc(const Template& t, const TypeSet& options) const
 {
   model::Resources m;
-  options.for_each([&](std::size_t i) {
-    const auto& a = t.types->types()[i].allocatable;
-    for (const auto d : m_dims) {
-      m.v[d] = std::max(m.v[d], a.v[d]);
-    }
-  });
+  for (const auto d : m_dims) {
+    m.v[d] = t.types->max_allocatable(d, options);
+  }
   return m;
 }
 
@@ -2202,9 +2199,12 @@ void Scheduler::finalize(SolveResult& out)
     }
     c.reqs.erase(m_in.k_instance_type);
     const bool omit_it_req = m_input.options.omit_instance_type_requirement && !it_req.min_values;
-    for (const auto i : t.types->by_name) {
-      if (!omit_it_req && truncated.test(i)) {
-        it_req.values.push_back(t.types->types()[i].it->name);
+    if (!omit_it_req) {
+      it_req.values.reserve(priced.size());
+      for (const auto i : t.types->by_name) {
+        if (truncated.test(i)) {
+          it_req.values.push_back(t.types->types()[i].it->name);
+        }
       }
     }
     // Per type, available_zones[capacity type] holds the zones of its available offerings.
@@ -2267,6 +2267,7 @@ void Scheduler::finalize(SolveResult& out)
     nc.taints = t.np->pool->taints;
     nc.startup_taints = t.np->pool->startup_taints;
     nc.min_values_relaxed = c.min_values_relaxed;
+    nc.options_compatible = true;
     out.claims.push_back(std::move(nc));
   }
 }

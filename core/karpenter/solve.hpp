@@ -129,6 +129,10 @@ struct NewNodeClaim
   std::vector<model::Taint> taints;
   std::vector<model::Taint> startup_taints;
   bool min_values_relaxed = false;
+  // Every instance type fits `requests` and intersects `requirements`: Solve checked it on its
+  // interned requirements, so the launch need not repeat it with strings. Cleared by whoever
+  // changes the requirements afterwards.
+  bool options_compatible = false;
 };
 
 struct PodError
