@@ -178,6 +178,18 @@ const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, std::
   return nullptr;
 }
 
+const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, const catalog::InstanceType& type)
+{
+  // The pool lists the catalog's own types: a pointer match (names are unique) saves a string
+  // comparison per type on every candidate of every poll.
+  for (const auto* t : pool.instance_types) {
+    if (t == &type) {
+      return t;
+    }
+  }
+  return pool_instance_type(pool, type.name);
+}
+
 double offering_price(const catalog::InstanceType& type, std::string_view zone, std::string_view capacity_type)
 {
   for (const auto& o : type.offerings) {
@@ -266,7 +278,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   c.node = index;
   c.pool = node.pool;
   if (node.instance_type != nullptr) {
-    c.instance_type = pool_instance_type(pool_input, node.instance_type->name);
+    c.instance_type = pool_instance_type(pool_input, *node.instance_type);
   }
   c.price = c.instance_type != nullptr ? offering_price(*c.instance_type, node.zone, node.capacity_type) : 0;
   double all_cost = 0;

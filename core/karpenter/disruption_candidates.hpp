@@ -108,6 +108,9 @@ struct CandidateCheck
 
 // The instance type named `name` among a NodePool's types, or nullptr.
 [[nodiscard]] const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, std::string_view name);
+// The same for a catalog type, matched by address first.
+[[nodiscard]] const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool,
+                                                              const catalog::InstanceType& type);
 
 // Price of the offering in (zone, capacity type), available or not; 0 when there is none.
 [[nodiscard]] double offering_price(const catalog::InstanceType& type, std::string_view zone,

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <set>
 
@@ -12,8 +13,23 @@ namespace capsim::karpenter {
 
 namespace {
 
-// offering_usable with the zone and capacity-type requirements looked up once per type, and
-// the (virtual) availability asked last: consolidation prices every option of every candidate.
+// The capacity types launch compares, as small numbers (offerings name them by string).
+enum class CapacityType : std::uint8_t { reserved, spot, on_demand, other };
+
+CapacityType capacity_type_of(std::string_view ct)
+{
+  if (ct == model::k_capacity_spot) {
+    return CapacityType::spot;
+  }
+  if (ct == model::k_capacity_on_demand) {
+    return CapacityType::on_demand;
+  }
+  return ct == model::k_capacity_reserved ? CapacityType::reserved : CapacityType::other;
+}
+
+// offering_usable with the zone and capacity-type requirements looked up once per type, the
+// capacity-type answer remembered for the three known types, and the (virtual) availability
+// asked last: consolidation prices every option of every candidate.
 class OfferingGate
 {
 public:
@@ -25,15 +41,35 @@ public:
 
   [[nodiscard]] bool usable(const catalog::InstanceType& it, const catalog::Offering& o) const
   {
-    return o.available && (m_zone == nullptr || m_zone->has(o.zone))
-           && (m_capacity_type == nullptr || m_capacity_type->has(o.capacity_type))
+    return usable(it, o, capacity_type_of(o.capacity_type));
+  }
+
+  [[nodiscard]] bool usable(const catalog::InstanceType& it, const catalog::Offering& o, CapacityType ct) const
+  {
+    return o.available && (m_zone == nullptr || m_zone->has(o.zone)) && allows(o.capacity_type, ct)
            && (!m_available || m_available(it.name, o.zone, o.capacity_type));
   }
 
 private:
+  [[nodiscard]] bool allows(const std::string& name, CapacityType ct) const
+  {
+    if (m_capacity_type == nullptr) {
+      return true;
+    }
+    if (ct == CapacityType::other) {
+      return m_capacity_type->has(name);
+    }
+    auto& memo = m_allows[static_cast<std::size_t>(ct)];
+    if (memo < 0) {
+      memo = m_capacity_type->has(name) ? 1 : 0;
+    }
+    return memo == 1;
+  }
+
   const model::Requirement* m_zone;
   const model::Requirement* m_capacity_type;
   const OfferingAvailable& m_available;
+  mutable std::array<std::int8_t, 3> m_allows{-1, -1, -1}; // per known capacity type, -1 unknown
 };
 
 bool req_allows(const model::Requirements& reqs, std::string_view key, std::string_view value)
@@ -73,6 +109,7 @@ bool is_exotic(const catalog::InstanceType& it, const std::vector<model::Resourc
 struct OfferingOption
 {
   const catalog::Offering* o = nullptr;
+  CapacityType ct = CapacityType::other;
   bool usable = false;
   bool dropped = false;
 };
@@ -210,9 +247,10 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     Candidate c{it, static_cast<std::uint32_t>(options.size()), 0};
     bool any = false;
     for (const auto& o : it->offerings) {
-      const bool usable = gate.usable(*it, o);
+      const auto ct = capacity_type_of(o.capacity_type);
+      const bool usable = gate.usable(*it, o, ct);
       any = any || usable;
-      options.push_back({&o, usable, false});
+      options.push_back({&o, ct, usable, false});
     }
     if (any) {
       c.end = static_cast<std::uint32_t>(options.size());
@@ -255,11 +293,10 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
         if (!options[k].usable) {
           continue;
         }
-        const auto* o = options[k].o;
-        if (o->capacity_type == model::k_capacity_on_demand) {
+        if (options[k].ct == CapacityType::on_demand) {
           has_od = true;
-          cheapest_od = std::min(cheapest_od, o->price_per_hour);
-        } else if (o->capacity_type == model::k_capacity_spot) {
+          cheapest_od = std::min(cheapest_od, options[k].o->price_per_hour);
+        } else if (options[k].ct == CapacityType::spot) {
           has_spot = true;
         }
       }
@@ -271,7 +308,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
         bool left = false;
         for (auto k = c.begin; k < c.end; ++k) {
           auto& opt = options[k];
-          opt.dropped = opt.o->capacity_type == model::k_capacity_spot && opt.o->price_per_hour > cheapest_od;
+          opt.dropped = opt.ct == CapacityType::spot && opt.o->price_per_hour > cheapest_od;
           left = left || !opt.dropped;
         }
         if (left) {
@@ -310,17 +347,18 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     d.candidates.push_back(c.it);
   }
   // getCapacityType: reserved, then spot, then on-demand.
-  const auto offered = [&](std::uint32_t k, std::string_view ct) {
-    return options[k].usable && !options[k].dropped && options[k].o->capacity_type == ct;
+  const auto offered = [&](std::uint32_t k, CapacityType ct) {
+    return options[k].usable && !options[k].dropped && options[k].ct == ct;
   };
   std::string ct = std::string(model::k_capacity_on_demand);
   for (const std::string_view want : {model::k_capacity_reserved, model::k_capacity_spot}) {
     if (!req_allows(reqs, model::labels::k_capacity_type, want)) {
       continue;
     }
+    const CapacityType want_ct = capacity_type_of(want);
     const bool any = std::any_of(ordered.begin(), ordered.end(), [&](const Candidate& c) {
       for (auto k = c.begin; k < c.end; ++k) {
-        if (offered(k, want)) {
+        if (offered(k, want_ct)) {
           return true;
         }
       }
@@ -338,11 +376,12 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
     const catalog::InstanceType* it;
     const catalog::Offering* o;
   };
+  const CapacityType chosen = capacity_type_of(ct);
   std::vector<Override> overrides;
   for (const auto& c : ordered) {
     const std::size_t first_of_type = overrides.size();
     for (auto k = c.begin; k < c.end; ++k) {
-      if (!offered(k, ct)) {
+      if (!offered(k, chosen)) {
         continue;
       }
       const auto* o = options[k].o;
@@ -359,7 +398,7 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   const auto band = [](const catalog::Offering* o) { return o->interruption_band ? *o->interruption_band : 1000; };
   const Override* best = &overrides.front();
   for (const auto& ov : overrides) {
-    if (ct == model::k_capacity_spot) {
+    if (chosen == CapacityType::spot) {
       if (band(ov.o) < band(best->o) || (band(ov.o) == band(best->o) && ov.o->price_per_hour < best->o->price_per_hour)) {
         best = &ov;
       }

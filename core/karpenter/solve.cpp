@@ -558,6 +558,8 @@ private:
   Interner& m_in;
 
   std::vector<PoolTypes*> m_pool_types; // by input pool
+  std::vector<std::uint32_t> m_priced;  // finalize's per-claim scratch
+  TypeSet m_truncated;
   bool m_tolerate_pns = false;
   std::vector<model::ResourceId> m_dims;
   bool m_any_host_ports = false;
@@ -2132,13 +2134,11 @@ void Scheduler::finalize(SolveResult& out)
     // FinalizeScheduling: drop the placeholder hostname, add the minimum DaemonSet overhead over
     // the groups that still have an option (per resource, over groups requesting it).
     c.reqs.erase(m_in.k_hostname);
-    std::vector<bool> live(t.groups.size(), false);
-    c.options.for_each([&](std::size_t i) { live[static_cast<std::size_t>(t.group_of[i])] = true; });
     model::Resources min_overhead;
     std::uint32_t present = 0;
     for (std::size_t g = 0; g < t.groups.size(); ++g) {
-      if (!live[g] || t.groups[g].empty) {
-        continue;
+      if (t.groups[g].empty || !c.options.intersects(t.group_mask[g])) {
+        continue; // no option left in the group
       }
       const auto& grp = t.groups[g];
       for (std::size_t r = 0; r < model::k_max_resources; ++r) {
@@ -2158,18 +2158,21 @@ void Scheduler::finalize(SolveResult& out)
 
     // TruncateInstanceTypes: order by the cheapest available compatible offering (ties keep
     // catalog order), keep the first max_instance_types, re-check minValues.
-    std::vector<std::pair<double, std::size_t>> priced;
     const auto max_types = static_cast<std::size_t>(std::max(0, m_input.options.max_instance_types));
+    std::vector<std::uint32_t>& priced = m_priced;
+    priced.clear();
     for (const auto i : t.types->price_order(c.filter)) {
       if (priced.size() >= max_types) {
         break;
       }
       if (c.options.test(i)) {
-        priced.emplace_back(0.0, i);
+        priced.push_back(i);
       }
     }
-    TypeSet truncated(t.types->size(), false);
-    for (const auto& [price, i] : priced) {
+    // The truncated set is read by the minValues check and the instance-type requirement only.
+    TypeSet& truncated = m_truncated;
+    truncated.clear(t.types->size());
+    for (const auto i : priced) {
       truncated.set(i);
     }
     if (c.reqs.has_min_values() && !m_input.options.min_values_best_effort) {
@@ -2186,7 +2189,8 @@ void Scheduler::finalize(SolveResult& out)
     NewNodeClaim nc;
     nc.pool_input = t.input;
     nc.pool = t.np->index;
-    for (const auto& [price, i] : priced) {
+    nc.instance_types.reserve(priced.size());
+    for (const auto i : priced) {
       nc.instance_types.push_back(t.types->types()[i].it);
     }
     // ToNodeClaim: instance-type In [options] (every option already satisfies the claim's own
@@ -2209,7 +2213,7 @@ void Scheduler::finalize(SolveResult& out)
     }
     // Per type, available_zones[capacity type] holds the zones of its available offerings.
     std::uint32_t cts = 0;
-    for (const auto& [price, i] : priced) {
+    for (const auto i : priced) {
       const auto& zones = t.types->types()[i].available_zones;
       for (std::size_t ct = 0; ct < zones.size(); ++ct) {
         if (((c.filter.capacity_types >> ct) & 1U) != 0 && (zones[ct] & c.filter.zones) != 0) {
