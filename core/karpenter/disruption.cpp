@@ -122,6 +122,12 @@ private:
   std::vector<SimTime> m_drift_seen;        // per node: when drift was first observed
   std::vector<std::int8_t> m_requirements_drift; // per node: -1 unknown, 0 no, 1 drifted
   std::vector<std::string> m_last_keep;     // per node: last recorded blocking reason
+
+  // make_candidate's answers for the graceful class, per NodePool node in alive order: worked
+  // out once per step and shared by emptiness, multi-node and single-node, between which
+  // nothing they read changes (a started command clears them).
+  std::vector<std::pair<NodeIndex, CandidateCheck>> m_graceful_checks;
+  bool m_graceful_checks_valid = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -166,6 +172,7 @@ void DisruptionController::begin(SimTime now, const cluster::Cluster& cluster, s
   m_cluster = &cluster;
   m_act = &actuator;
   m_pdbs.reset();
+  m_graceful_checks_valid = false;
   const std::size_t n = cluster.nodes().size();
   m_nominated.resize(n, -1);
   m_drift_seen.resize(n, -1);
@@ -357,31 +364,43 @@ std::vector<Candidate> DisruptionController::candidates(Method m, bool record_ke
   ctx.now = m_now;
   ctx.nominated_until = [this](NodeIndex n) { return nominated_until(n); };
   ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
-  const DisruptionClass cls = m == Method::drift ? DisruptionClass::eventual : DisruptionClass::graceful;
   std::vector<Candidate> out;
-  for (const NodeIndex n : m_cluster->alive_node_indices()) {
-    const auto& node = m_cluster->node(n);
-    if (node.owner != cluster::NodeOwner::node_pool) {
-      continue;
-    }
-    if (m == Method::drift && !drifted(n)) {
-      continue; // cheap filter first: most nodes are not drifted
-    }
-    auto check = make_candidate(ctx, n, cls);
+  const auto consider = [&](NodeIndex n, const CandidateCheck& check) {
     if (!check.candidate) {
       if (record_keeps && !check.blocked.empty()) {
         keep(m, n, check.blocked);
       }
-      continue;
+      return;
     }
     std::string why;
     if (!should_disrupt(m, *check.candidate, &why)) {
       if (record_keeps && !why.empty()) {
         keep(m, n, why);
       }
-      continue;
+      return;
     }
-    out.push_back(std::move(*check.candidate));
+    out.push_back(*check.candidate);
+  };
+  if (m == Method::drift) {
+    for (const NodeIndex n : m_cluster->alive_node_indices()) {
+      // cheap filter first: most nodes are not drifted
+      if (m_cluster->node(n).owner == cluster::NodeOwner::node_pool && drifted(n)) {
+        consider(n, make_candidate(ctx, n, DisruptionClass::eventual));
+      }
+    }
+    return out;
+  }
+  if (!m_graceful_checks_valid) {
+    m_graceful_checks.clear();
+    for (const NodeIndex n : m_cluster->alive_node_indices()) {
+      if (m_cluster->node(n).owner == cluster::NodeOwner::node_pool) {
+        m_graceful_checks.emplace_back(n, make_candidate(ctx, n, DisruptionClass::graceful));
+      }
+    }
+    m_graceful_checks_valid = true;
+  }
+  for (const auto& [n, check] : m_graceful_checks) {
+    consider(n, check);
   }
   return out;
 }
@@ -728,6 +747,7 @@ sim::DeleteReason DisruptionController::delete_reason(const Command& cmd) const
 
 bool DisruptionController::start(Command cmd)
 {
+  m_graceful_checks_valid = false; // taints, nominations and the queue change below
   const std::string nodes = names(cmd.candidates);
   record(cmd.method, nodes, cmd.is_replace() ? "replace" : "delete", describe(cmd), cmd.savings_per_hour);
   for (const auto& c : cmd.candidates) {
@@ -771,6 +791,7 @@ bool DisruptionController::start(Command cmd)
 
 void DisruptionController::abandon(const InFlight& f, const std::string& why)
 {
+  m_graceful_checks_valid = false;
   for (const auto& c : f.cmd.candidates) {
     const auto& node = m_cluster->node(c.node);
     if (node.alive() && node.lifecycle != NodeLifecycle::deleting) {
