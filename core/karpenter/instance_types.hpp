@@ -103,6 +103,15 @@ public:
 
   bool operator==(const TypeSet&) const = default;
 
+  [[nodiscard]] std::uint64_t hash() const
+  {
+    std::uint64_t h = m_n;
+    for (const auto w : m_words) {
+      h = (h ^ w) * 0x100000001b3ULL + (h >> 29U);
+    }
+    return h;
+  }
+
 private:
   void trim()
   {
@@ -218,6 +227,7 @@ public:
     if (changed || !m_availability_known) {
       m_with_offering.clear();
       m_price_order.clear();
+      m_cheapest.clear();
       m_availability_known = true;
       ++m_availability_generation;
     }
@@ -236,6 +246,11 @@ public:
   // Type indices by cheapest available offering the filter allows (ties: index); types with
   // none come last.
   [[nodiscard]] const std::vector<std::uint32_t>& price_order(const OfferingFilter& f);
+  // The first `max` members of `members` in price_order(f), remembered per (filter, members,
+  // max): the disruption controller's simulations finalize the same NodeClaim options poll
+  // after poll.
+  [[nodiscard]] const std::vector<std::uint32_t>& cheapest_members(const OfferingFilter& f, const TypeSet& members,
+                                                                   std::size_t max);
 
   // Identity of the input this was built from (to detect a changed catalog).
   std::vector<const catalog::InstanceType*> source;
@@ -266,6 +281,14 @@ private:
   TypeSet m_none;
   std::unordered_map<std::uint64_t, std::pair<OfferingFilter, TypeSet>> m_with_offering;
   std::unordered_map<std::uint64_t, std::pair<OfferingFilter, std::vector<std::uint32_t>>> m_price_order;
+  struct Cheapest
+  {
+    OfferingFilter filter;
+    std::size_t max = 0;
+    TypeSet members;
+    std::vector<std::uint32_t> order;
+  };
+  std::unordered_map<std::uint64_t, Cheapest> m_cheapest;
   bool m_availability_known = false;
   std::uint64_t m_availability_version = 0;
   std::uint64_t m_availability_generation = 0;

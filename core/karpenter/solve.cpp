@@ -558,8 +558,7 @@ private:
   Interner& m_in;
 
   std::vector<PoolTypes*> m_pool_types; // by input pool
-  std::vector<std::uint32_t> m_priced;  // finalize's per-claim scratch
-  TypeSet m_truncated;
+  TypeSet m_truncated; // finalize's per-claim scratch
   bool m_tolerate_pns = false;
   std::vector<model::ResourceId> m_dims;
   bool m_any_host_ports = false;
@@ -2159,16 +2158,7 @@ void Scheduler::finalize(SolveResult& out)
     // TruncateInstanceTypes: order by the cheapest available compatible offering (ties keep
     // catalog order), keep the first max_instance_types, re-check minValues.
     const auto max_types = static_cast<std::size_t>(std::max(0, m_input.options.max_instance_types));
-    std::vector<std::uint32_t>& priced = m_priced;
-    priced.clear();
-    for (const auto i : t.types->price_order(c.filter)) {
-      if (priced.size() >= max_types) {
-        break;
-      }
-      if (c.options.test(i)) {
-        priced.push_back(i);
-      }
-    }
+    const std::vector<std::uint32_t>& priced = t.types->cheapest_members(c.filter, c.options, max_types);
     // The truncated set is read by the minValues check and the instance-type requirement only.
     TypeSet& truncated = m_truncated;
     truncated.clear(t.types->size());
