@@ -35,6 +35,11 @@ const Offering* InstanceType::cheapest_offering(const model::Requirements& reqs,
 
 void finalize_requirements(InstanceType& it, const std::vector<std::string>& extra_os)
 {
+  // Karpenter's exotic filter: a metal size, however the type was given.
+  const auto size = it.labels.find(std::string(model::labels::k_instance_size));
+  if (size != it.labels.end() && size->second.find("metal") != std::string::npos) {
+    it.exotic = true;
+  }
   it.requirements = model::Requirements::from_labels(it.labels);
   for (const auto& key : it.absent_labels) {
     if (!it.labels.contains(key)) {

@@ -55,7 +55,8 @@ struct InstanceType
 
 // Fills `requirements` from `labels` plus the offerings' zones and capacity types, as
 // Karpenter's instance type requirements do (zone In [zones of offerings], ...), and a
-// DoesNotExist requirement for each key of `absent_labels`.
+// DoesNotExist requirement for each key of `absent_labels`. Marks a metal size (by its size
+// label) exotic.
 void finalize_requirements(InstanceType& it, const std::vector<std::string>& extra_os = {});
 
 } // namespace capsim::catalog

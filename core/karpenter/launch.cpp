@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <set>
 
@@ -16,15 +17,25 @@ namespace {
 // The capacity types launch compares, as small numbers (offerings name them by string).
 enum class CapacityType : std::uint8_t { reserved, spot, on_demand, other };
 
+// Equality with a literal of known length, which the compiler turns into a load and compare:
+// launch classifies every offering of hundreds of types.
+template <std::size_t N>
+bool equals(std::string_view s, const char (&literal)[N])
+{
+  return s.size() == N - 1 && std::memcmp(s.data(), literal, N - 1) == 0;
+}
+
 CapacityType capacity_type_of(std::string_view ct)
 {
-  if (ct == model::k_capacity_spot) {
+  static_assert(model::k_capacity_spot == "spot" && model::k_capacity_on_demand == "on-demand"
+                && model::k_capacity_reserved == "reserved");
+  if (equals(ct, "spot")) {
     return CapacityType::spot;
   }
-  if (ct == model::k_capacity_on_demand) {
+  if (equals(ct, "on-demand")) {
     return CapacityType::on_demand;
   }
-  return ct == model::k_capacity_reserved ? CapacityType::reserved : CapacityType::other;
+  return equals(ct, "reserved") ? CapacityType::reserved : CapacityType::other;
 }
 
 // offering_usable with the zone and capacity-type requirements looked up once per type, the
@@ -93,15 +104,9 @@ std::vector<model::ResourceId> accelerator_ids()
 
 bool is_exotic(const catalog::InstanceType& it, const std::vector<model::ResourceId>& accelerators)
 {
-  if (it.exotic) {
-    return true;
-  }
-  static const std::string k_size_key(model::labels::k_instance_size);
-  const auto size = it.labels.find(k_size_key);
-  if (size != it.labels.end() && size->second.find("metal") != std::string::npos) {
-    return true;
-  }
-  return std::any_of(accelerators.begin(), accelerators.end(), [&](model::ResourceId id) { return it.capacity[id] != 0; });
+  // The catalog marks metal sizes (catalog::finalize_requirements reads the size label).
+  return it.exotic
+         || std::any_of(accelerators.begin(), accelerators.end(), [&](model::ResourceId id) { return it.capacity[id] != 0; });
 }
 
 // An offering of a candidate type: whether the requirements and availability allow it (asked
@@ -234,6 +239,8 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   // requirements (NewNodeClaim::options_compatible); debug builds check that they do.
   std::vector<Candidate> cands;
   std::vector<OfferingOption> options;
+  cands.reserve(instance_types.size());
+  options.reserve(instance_types.size() * (instance_types.empty() ? 0 : instance_types.front()->offerings.size()));
   for (const auto* it : instance_types) {
     if (!requests.fits_in(it->allocatable())) {
       continue;
