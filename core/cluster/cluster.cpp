@@ -112,6 +112,9 @@ void Cluster::mark_terminated(NodeIndex node, SimTime now)
   }
   n.lifecycle = NodeLifecycle::terminated;
   n.terminated_at = now;
+  // The scheduling view of its labels is not asked for again; a week launches tens of
+  // thousands of nodes.
+  n.requirements = {};
   m_node_stamps[node] = ++m_node_epoch;
 }
 

@@ -56,7 +56,7 @@ struct NodeState
   std::string capacity_type;
   double price_per_hour = 0;
   model::Labels labels;
-  model::Requirements requirements; // labels as requirements (each key In [value])
+  model::Requirements requirements; // labels as requirements (each key In [value]); emptied at termination
   std::vector<model::Taint> taints; // current taints (startup taints until initialized)
   model::Resources allocatable;
   // Every bound pod's requests PLUS one `pods` each (Pod::requests carries no pods entry),

@@ -332,6 +332,22 @@ struct SolveCache::Impl
     }
     return *e;
   }
+
+  // Drops the entries of terminated nodes (a week launches tens of thousands of nodes; only the
+  // live ones are ever asked for again). Amortised: looks once per 256 new node indices.
+  void forget_terminated(const cluster::Cluster& cluster)
+  {
+    if (nodes.size() < nodes_pruned_at + 256) {
+      return;
+    }
+    nodes_pruned_at = nodes.size();
+    for (std::size_t i = 0; i < nodes.size() && i < cluster.nodes().size(); ++i) {
+      if (nodes[i] && cluster.node(static_cast<cluster::NodeIndex>(i)).lifecycle == cluster::NodeLifecycle::terminated) {
+        nodes[i].reset();
+      }
+    }
+  }
+  std::size_t nodes_pruned_at = 0;
 };
 
 SolveCache::SolveCache() : m_impl(std::make_unique<Impl>()) {}
@@ -1063,6 +1079,7 @@ void Scheduler::build_snapshot()
 
 void Scheduler::prepare_existing()
 {
+  m_cache.forget_terminated(m_cluster);
   if (!snapshot_current()) {
     build_snapshot();
   }

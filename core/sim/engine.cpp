@@ -810,10 +810,20 @@ report::EngineResult Engine::run(Controller& controller)
     m_bound_solver = std::make_unique<report::LowerBoundSolver>(bound.problem);
   }
   add_initial_state();
-  m_cluster.reserve_pods(workload.size());
-  m_pod_generation.assign(workload.size(), 0);
-  for (const auto& pod : workload) {
-    m_cluster.add_pod(pod);
+  const std::size_t pod_count = workload.size();
+  m_cluster.reserve_pods(pod_count);
+  m_pod_generation.assign(pod_count, 0);
+  if (m_input.release_workload != nullptr) {
+    CAPSIM_CHECK(m_input.release_workload == m_input.workload, "engine: release_workload is not the workload");
+    for (auto& pod : *m_input.release_workload) {
+      m_cluster.add_pod(std::move(pod));
+    }
+    m_input.release_workload->clear();
+    m_input.release_workload->shrink_to_fit();
+  } else {
+    for (const auto& pod : workload) {
+      m_cluster.add_pod(pod);
+    }
   }
   const auto& events = m_input.scenario->events;
   for (std::uint32_t i = 0; i < events.size(); ++i) {
@@ -832,8 +842,8 @@ report::EngineResult Engine::run(Controller& controller)
     if (!m_queue.empty()) {
       next = std::min(next, m_queue.top().time);
     }
-    if (m_next_arrival < workload.size()) {
-      next = std::min(next, workload[m_next_arrival].arrival);
+    if (m_next_arrival < pod_count) {
+      next = std::min(next, m_cluster.pod(static_cast<PodIndex>(m_next_arrival)).pod.arrival);
     }
     if (m_controller_next >= 0) {
       next = std::min(next, m_controller_next);
@@ -845,7 +855,7 @@ report::EngineResult Engine::run(Controller& controller)
     while (!m_queue.empty() && m_queue.top().time == m_now && m_queue.top().phase == Phase::cloud) {
       handle(m_queue.pop());
     }
-    while (m_next_arrival < workload.size() && workload[m_next_arrival].arrival <= m_now) {
+    while (m_next_arrival < pod_count && m_cluster.pod(static_cast<PodIndex>(m_next_arrival)).pod.arrival <= m_now) {
       arrive(static_cast<PodIndex>(m_next_arrival));
       ++m_next_arrival;
     }

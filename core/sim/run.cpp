@@ -87,7 +87,7 @@ report::RunResult run_scenario(const model::Scenario& input_scenario, const RunO
   out.region = scenario.settings.region;
 
   const catalog::Catalog cat = resolve_catalog(scenario);
-  const std::vector<model::Pod> workload = io::expand_workload(scenario);
+  std::vector<model::Pod> workload = io::expand_workload(scenario);
   const SimTime end = natural_end(scenario, workload);
   out.duration = end;
 
@@ -108,11 +108,15 @@ report::RunResult run_scenario(const model::Scenario& input_scenario, const RunO
     throw InputError({.file = scenario.source_path},
                      "the scenario configures no engine: add a karpenter.sh/v1 NodePool or a capsim/v1 NodeGroup");
   }
-  for (const auto& name : engines) {
+  for (std::size_t e = 0; e < engines.size(); ++e) {
+    const auto& name = engines[e];
     EngineInput in;
     in.scenario = &scenario;
     in.catalog = &cat;
     in.workload = &workload;
+    if (e + 1 == engines.size()) {
+      in.release_workload = &workload; // nothing reads it after the last engine
+    }
     in.end = end;
     in.seed = out.seed;
     in.timeline_step = options.timeline_step;
