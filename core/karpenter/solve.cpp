@@ -44,19 +44,27 @@ struct DsGroup
   bool empty = true; // no compatible DaemonSet
 };
 
+// A NodePool's NodeClaim template, built once per (pool shape, offering availability,
+// DaemonSets) and used in place by every solve (TemplateLimits holds what a solve changes).
 struct Template
 {
   std::uint32_t input = 0;
-  const NodePoolInput* np = nullptr;
+  const model::NodePool* pool = nullptr;
+  std::uint32_t pool_index = 0; // NodePoolInput::index
   PoolTypes* types = nullptr;
   ReqSet reqs;           // template requirements (no hostname)
-  ReqSet base_with_host; // reqs + hostname In [placeholder], patched per attempt
+  ReqSet base_with_host; // reqs + hostname In [placeholder], patched before each use
   TypeSet options;       // pre-filtered InstanceTypeOptions
   OfferingFilter filter;
   std::vector<DsGroup> groups;
   std::vector<std::int32_t> group_of; // per pool type index, -1 if not an option
   std::vector<TypeSet> group_mask;    // per group: its instance types
   model::Labels labels;
+};
+
+// A template's NodePool limits during one solve.
+struct TemplateLimits
+{
   Limits remaining;
   bool limited = false;
   TypeSet within_limits; // options whose capacity fits the remaining limits
@@ -280,7 +288,7 @@ struct SolveCache::Impl
   DomainGroups domain_groups;
   ExistingSnapshot existing;
   // The NodePool templates (prepare_templates) for one pools_generation, availability of each
-  // pool's types, DaemonSet list and minValues policy; a solve copies them (it narrows limits).
+  // pool's types, DaemonSet list and minValues policy; solves use them in place.
   struct Templates
   {
     bool valid = false;
@@ -505,7 +513,7 @@ class Scheduler
 {
 public:
   Scheduler(const SolveInput& input, SolveCache::Impl& cache)
-    : m_input(input), m_cluster(*input.cluster), m_cache(cache), m_in(cache.in)
+    : m_input(input), m_cluster(*input.cluster), m_cache(cache), m_in(cache.in), m_templates(cache.templates.list)
   {
   }
 
@@ -561,7 +569,7 @@ private:
   std::string min_values_check(const Template& t, const TypeSet& options, const ReqSet& reqs,
                                std::vector<std::pair<KeyId, int>>* achieved) const;
   void commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPlan& plan);
-  void update_within_limits(Template& t);
+  void update_within_limits(const Template& t, TemplateLimits& l);
   void sort_claim_after_add(std::size_t pos);
   model::Resources max_alloc(const Template& t, const TypeSet& options) const;
 
@@ -592,7 +600,8 @@ private:
   };
   std::vector<Daemon> m_daemons;
 
-  std::vector<Template> m_templates; // weight order
+  std::vector<Template>& m_templates; // weight order; the cache's, used in place
+  std::vector<TemplateLimits> m_limits; // per template
   // The cache's existing nodes (ExistingSnapshot), changed in place and restored at the end.
   std::vector<ExistingNode>* m_existing = nullptr;
   FreeCapacityIndex* m_index = nullptr;
@@ -741,7 +750,7 @@ bool Scheduler::daemon_compatible_with_template(std::size_t ds, const Template& 
 {
   const auto& d = m_daemons[ds];
   // A DaemonSet pod is not held back by PreferNoSchedule taints.
-  if (!model::tolerates_all(d.spec->tolerations, t.np->pool->taints, true)) {
+  if (!model::tolerates_all(d.spec->tolerations, t.pool->taints, true)) {
     return false;
   }
   // Try each required node-affinity term in turn (removeRequiredNodeAffinityTerm keeps the last).
@@ -761,11 +770,11 @@ const SolveCache::Impl::DaemonSignatures& Scheduler::daemon_signatures(std::size
   for (const auto& d : m_daemons) {
     daemons.push_back(d.spec);
   }
-  if (sigs.pool == t.np->pool && sigs.daemons == daemons && sigs.of_type.size() == t.types->size()) {
+  if (sigs.pool == t.pool && sigs.daemons == daemons && sigs.of_type.size() == t.types->size()) {
     return sigs;
   }
   sigs = {};
-  sigs.pool = t.np->pool;
+  sigs.pool = t.pool;
   sigs.daemons = std::move(daemons);
   std::map<std::vector<bool>, std::int32_t> ids;
   for (std::size_t ti = 0; ti < t.types->size(); ++ti) {
@@ -840,18 +849,14 @@ void Scheduler::prepare_templates()
   if (!cached.valid || cached.pools_generation != m_cache.pools_generation || cached.availability != availability
       || cached.daemons != daemons || cached.min_values_best_effort != best_effort) {
     cached.valid = false;
+    m_templates.clear();
     build_templates();
-    cached.list = m_templates;
     cached.pools_generation = m_cache.pools_generation;
     cached.availability = std::move(availability);
     cached.daemons = std::move(daemons);
     cached.min_values_best_effort = best_effort;
     cached.valid = true;
     return;
-  }
-  m_templates = cached.list;
-  for (auto& t : m_templates) {
-    t.np = &m_input.node_pools[t.input]; // the cached copy pointed into an earlier SolveInput
   }
 }
 
@@ -876,7 +881,8 @@ void Scheduler::build_templates()
     const auto& np = inputs[i];
     Template t;
     t.input = i;
-    t.np = &np;
+    t.pool = np.pool;
+    t.pool_index = np.index;
     t.types = m_pool_types[i];
     t.reqs = to_req_set(np.pool->requirements, m_in);
     t.labels = np.pool->template_labels;
@@ -1129,20 +1135,23 @@ void Scheduler::restore_existing()
 void Scheduler::prepare_limits()
 {
   const auto& snap = m_cache.existing;
-  for (auto& t : m_templates) {
+  m_limits.assign(m_templates.size(), TemplateLimits{});
+  for (std::size_t ti = 0; ti < m_templates.size(); ++ti) {
+    const Template& t = m_templates[ti];
+    TemplateLimits& l = m_limits[ti];
     if (m_input.remaining_limits.size() == m_input.node_pools.size()) {
-      t.remaining = m_input.remaining_limits[t.input];
-      t.limited = !t.remaining.empty();
+      l.remaining = m_input.remaining_limits[t.input];
+      l.limited = !l.remaining.empty();
       continue;
     }
-    t.remaining = limits_of(*t.np->pool);
-    t.limited = !t.remaining.empty();
-    if (!t.limited) {
+    l.remaining = limits_of(*t.pool);
+    l.limited = !l.remaining.empty();
+    if (!l.limited) {
       continue;
     }
     // updateRemainingResources: subtract the capacity of the pool's existing nodes (the
     // snapshot's totals minus the excluded nodes; integer sums, so the order does not matter).
-    const auto pool_index = t.np->index;
+    const auto pool_index = t.pool_index;
     const auto is_pool_node = [&](const ExistingNode& e) {
       return e.node->owner == cluster::NodeOwner::node_pool && e.node->pool == pool_index;
     };
@@ -1158,15 +1167,15 @@ void Scheduler::prepare_limits()
         --count;
       }
     }
-    t.remaining.max -= used;
-    if (t.remaining.nodes) {
-      *t.remaining.nodes -= count;
+    l.remaining.max -= used;
+    if (l.remaining.nodes) {
+      *l.remaining.nodes -= count;
     }
-    if (t.remaining.usd_per_hour) {
+    if (l.remaining.usd_per_hour) {
       // A floating-point sum: subtracted node by node in list order, as before.
       for (const auto& e : snap.nodes) {
         if (!e.excluded && is_pool_node(e)) {
-          *t.remaining.usd_per_hour -= e.node->price_per_hour;
+          *l.remaining.usd_per_hour -= e.node->price_per_hour;
         }
       }
     }
@@ -1898,7 +1907,7 @@ void Scheduler::commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPla
     }
   }
   if (p.topo != nullptr && p.topo->any) {
-    record(p, v, t.np->pool->taints, c.reqs);
+    record(p, v, t.pool->taints, c.reqs);
   }
 }
 
@@ -1914,10 +1923,10 @@ bool Scheduler::add_to_inflight(QueuedPod& p, const PodVariant& v)
     if (!fits_dims(total, c.max_alloc, m_dims) || host_blocked(k_claim_host_base + c.id)) {
       continue;
     }
-    if (!tolerates(spec, v, t.np->pool->taints)) {
+    if (!tolerates(spec, v, t.pool->taints)) {
       continue;
     }
-    if (!requirements_plan(c.reqs, true, p, v, t.np->pool->taints, plan, nullptr)) {
+    if (!requirements_plan(c.reqs, true, p, v, t.pool->taints, plan, nullptr)) {
       continue;
     }
     if (!filter_types(t, c.options, c.reqs, c.filter, total, &c.group_ports, p, false, plan, nullptr)) {
@@ -1930,27 +1939,27 @@ bool Scheduler::add_to_inflight(QueuedPod& p, const PodVariant& v)
   return false;
 }
 
-void Scheduler::update_within_limits(Template& t)
+void Scheduler::update_within_limits(const Template& t, TemplateLimits& l)
 {
-  t.within_limits = t.options;
-  if (!t.limited || (t.remaining.listed == 0 && !t.remaining.usd_per_hour)) {
-    t.within_limits_dirty = false;
+  l.within_limits = t.options;
+  if (!l.limited || (l.remaining.listed == 0 && !l.remaining.usd_per_hour)) {
+    l.within_limits_dirty = false;
     return;
   }
   const auto& types = t.types->types();
-  t.within_limits.for_each([&](std::size_t i) {
-    if (t.remaining.usd_per_hour && types[i].cheapest_price(t.filter) > *t.remaining.usd_per_hour) {
-      t.within_limits.reset(i);
+  l.within_limits.for_each([&](std::size_t i) {
+    if (l.remaining.usd_per_hour && types[i].cheapest_price(t.filter) > *l.remaining.usd_per_hour) {
+      l.within_limits.reset(i);
       return;
     }
     for (std::size_t r = 0; r < model::k_max_resources; ++r) {
-      if (((t.remaining.listed >> r) & 1U) != 0 && types[i].capacity.v[r] > t.remaining.max.v[r]) {
-        t.within_limits.reset(i);
+      if (((l.remaining.listed >> r) & 1U) != 0 && types[i].capacity.v[r] > l.remaining.max.v[r]) {
+        l.within_limits.reset(i);
         return;
       }
     }
   });
-  t.within_limits_dirty = false;
+  l.within_limits_dirty = false;
 }
 
 bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
@@ -1961,21 +1970,22 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
   const auto claim_id = static_cast<std::uint32_t>(m_claims.size());
   for (std::uint32_t ti = 0; ti < m_templates.size(); ++ti) {
     Template& t = m_templates[ti];
+    TemplateLimits& l = m_limits[ti];
     const auto fail = [&](std::string e) {
       if (err != nullptr) {
-        errors.push_back(fmt::format("incompatible with nodepool \"{}\", {}", t.np->pool->name, e));
+        errors.push_back(fmt::format("incompatible with nodepool \"{}\", {}", t.pool->name, e));
       }
     };
-    if (t.limited) {
-      if (t.remaining.nodes && *t.remaining.nodes == 0) {
+    if (l.limited) {
+      if (l.remaining.nodes && *l.remaining.nodes == 0) {
         fail("node limits have been exhausted for nodepool");
         continue;
       }
-      if (t.within_limits_dirty) {
-        update_within_limits(t);
+      if (l.within_limits_dirty) {
+        update_within_limits(t, l);
       }
-      bool any = t.within_limits.any();
-      if (any && t.remaining.nodes && *t.remaining.nodes < 0) {
+      bool any = l.within_limits.any();
+      if (any && l.remaining.nodes && *l.remaining.nodes < 0) {
         any = false; // capacity has no "nodes": 0 > negative remaining excludes every type
       }
       if (!any) {
@@ -1983,14 +1993,14 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
         continue;
       }
     }
-    const TypeSet& options = t.limited ? t.within_limits : t.options;
-    if (!tolerates(spec, v, t.np->pool->taints)) {
-      fail(toleration_error(spec, v.tolerate_prefer_no_schedule, t.np->pool->taints));
+    const TypeSet& options = l.limited ? l.within_limits : t.options;
+    if (!tolerates(spec, v, t.pool->taints)) {
+      fail(toleration_error(spec, v.tolerate_prefer_no_schedule, t.pool->taints));
       continue;
     }
     t.base_with_host.find(m_in.k_hostname)->values.front() = k_claim_host_base + claim_id;
     std::string e;
-    if (!requirements_plan(t.base_with_host, true, p, v, t.np->pool->taints, plan, err != nullptr ? &e : nullptr)) {
+    if (!requirements_plan(t.base_with_host, true, p, v, t.pool->taints, plan, err != nullptr ? &e : nullptr)) {
       fail(e);
       continue;
     }
@@ -2028,18 +2038,18 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
     }
     m_claim_order.insert(m_claim_order.begin() + static_cast<std::ptrdiff_t>(pos), claim_id);
     // subtractMax: pessimistically the largest capacity among the options.
-    if (t.limited && t.remaining.listed != 0) {
+    if (l.limited && l.remaining.listed != 0) {
       model::Resources most;
       created.options.for_each(
           [&](std::size_t i) { most = model::Resources::max_of(most, t.types->types()[i].capacity); });
       for (std::size_t r = 0; r < model::k_max_resources; ++r) {
-        if (((t.remaining.listed >> r) & 1U) != 0) {
-          t.remaining.max.v[r] -= most.v[r];
+        if (((l.remaining.listed >> r) & 1U) != 0) {
+          l.remaining.max.v[r] -= most.v[r];
         }
       }
-      t.within_limits_dirty = true;
+      l.within_limits_dirty = true;
     }
-    if (t.limited && t.remaining.usd_per_hour) {
+    if (l.limited && l.remaining.usd_per_hour) {
       // Pessimistically, like subtractMax: the dearest option's cheapest offering.
       double dearest = 0;
       created.options.for_each([&](std::size_t i) {
@@ -2048,8 +2058,8 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
           dearest = std::max(dearest, price);
         }
       });
-      *t.remaining.usd_per_hour -= dearest;
-      t.within_limits_dirty = true;
+      *l.remaining.usd_per_hour -= dearest;
+      l.within_limits_dirty = true;
     }
     return true;
   }
@@ -2188,14 +2198,14 @@ void Scheduler::finalize(SolveResult& out)
         for (const auto pod : c.pods) {
           out.errors.push_back({pod, fmt::format("pod didn’t schedule because NodePool couldn’t meet minValues "
                                                  "requirements, validating minValues, {} (NodePool={})",
-                                                 mv, t.np->pool->name)});
+                                                 mv, t.pool->name)});
         }
         continue;
       }
     }
     NewNodeClaim nc;
     nc.pool_input = t.input;
-    nc.pool = t.np->index;
+    nc.pool = t.pool_index;
     nc.instance_types.reserve(priced.size());
     for (const auto i : priced) {
       nc.instance_types.push_back(t.types->types()[i].it);
@@ -2275,8 +2285,8 @@ void Scheduler::finalize(SolveResult& out)
     }
     nc.requests = c.requests;
     nc.pods = c.pods;
-    nc.taints = t.np->pool->taints;
-    nc.startup_taints = t.np->pool->startup_taints;
+    nc.taints = t.pool->taints;
+    nc.startup_taints = t.pool->startup_taints;
     nc.min_values_relaxed = c.min_values_relaxed;
     nc.options_compatible = true;
     out.claims.push_back(std::move(nc));
