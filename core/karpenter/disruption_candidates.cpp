@@ -282,6 +282,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   }
   c.price = c.instance_type != nullptr ? offering_price(*c.instance_type, node.zone, node.capacity_type) : 0;
   double all_cost = 0;
+  c.reschedulable.reserve(node.pods.size());
   for (const PodIndex p : node.pods) {
     const auto& ps = cluster.pod(p);
     const double ec = ps.pod.spec ? eviction_cost(*ps.pod.spec) : 1.0;

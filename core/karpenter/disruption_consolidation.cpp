@@ -176,6 +176,25 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
   std::vector<NodeIndex> is_candidate = in.excluded_nodes;
   std::sort(is_candidate.begin(), is_candidate.end());
   const auto& pending = cluster.pending();
+  if (!ctx.deleting_pods) {
+    auto& list = ctx.deleting_pods.emplace();
+    for (const NodeIndex n : cluster.alive_node_indices()) {
+      const auto& node = cluster.node(n);
+      if (node.lifecycle != NodeLifecycle::deleting && !node.disrupted_taint) {
+        continue;
+      }
+      for (const PodIndex p : node.pods) {
+        if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
+          list.emplace_back(n, p);
+        }
+      }
+    }
+  }
+  std::size_t candidate_pods = 0;
+  for (const auto& c : candidates) {
+    candidate_pods += c.reschedulable.size();
+  }
+  in.pods.reserve(pending.size() + candidate_pods + ctx.deleting_pods->size());
   in.pods.assign(pending.begin(), pending.end());
   for (const auto& c : candidates) {
     for (const PodIndex p : c.reschedulable) {
@@ -187,17 +206,10 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
   // Pods of deleting nodes and of nodes marked for deletion by a command in flight (sorted:
   // a per-pod flag array would cost the whole pod history on every simulation).
   std::vector<PodIndex> from_deleting;
-  for (const NodeIndex n : cluster.alive_node_indices()) {
-    const auto& node = cluster.node(n);
-    if (std::binary_search(is_candidate.begin(), is_candidate.end(), n)
-        || (node.lifecycle != NodeLifecycle::deleting && !node.disrupted_taint)) {
-      continue;
-    }
-    for (const PodIndex p : node.pods) {
-      if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
-        in.pods.push_back(p);
-        from_deleting.push_back(p);
-      }
+  for (const auto& [n, p] : *ctx.deleting_pods) {
+    if (!std::binary_search(is_candidate.begin(), is_candidate.end(), n)) {
+      in.pods.push_back(p);
+      from_deleting.push_back(p);
     }
   }
   std::sort(from_deleting.begin(), from_deleting.end());

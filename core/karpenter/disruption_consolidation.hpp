@@ -50,6 +50,10 @@ struct SimulationContext
   SimTime now = 0;
   std::string version = "1.14"; // settings.karpenter.version
   bool spot_to_spot = false;    // feature gate SpotToSpotConsolidation
+  // The currently reschedulable pods of deleting and marked-for-deletion nodes, with their
+  // node, in node order: worked out on the first simulation, since a context is used while
+  // the cluster stands still (a pass simulates each candidate against the same cluster).
+  mutable std::optional<std::vector<std::pair<cluster::NodeIndex, cluster::PodIndex>>> deleting_pods;
 };
 
 // SimulateScheduling's outcome. `failure` names the first non-pending pod that would not be

@@ -1093,6 +1093,8 @@ void Scheduler::prepare_existing()
   m_existing = &snap.nodes;
   m_index = &snap.index;
   m_snapshot_in_use = true;
+  m_placements.reserve(m_pods.size()); // at most one placement (and undo entry) per pod
+  m_undo.reserve(m_pods.size());
   for (const auto n : m_input.excluded_nodes) {
     const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
                                      std::pair<cluster::NodeIndex, std::uint32_t>{n, 0});
