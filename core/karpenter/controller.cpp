@@ -146,8 +146,30 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   }
 }
 
+SimTime KarpenterController::earliest_expiry(const cluster::Cluster& cluster)
+{
+  if (m_expiry_known && m_expiry_epoch == cluster.node_epoch()) {
+    return m_earliest_expiry;
+  }
+  m_earliest_expiry = -1;
+  for (const NodeIndex n : cluster.alive_node_indices()) {
+    const auto& node = cluster.node(n);
+    if (node.expire_at >= 0 && node.lifecycle != NodeLifecycle::deleting
+        && (m_earliest_expiry < 0 || node.expire_at < m_earliest_expiry)) {
+      m_earliest_expiry = node.expire_at;
+    }
+  }
+  m_expiry_epoch = cluster.node_epoch();
+  m_expiry_known = true;
+  return m_earliest_expiry;
+}
+
 void KarpenterController::expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
 {
+  const SimTime earliest = earliest_expiry(cluster);
+  if (earliest < 0 || earliest > now) {
+    return; // no node has expired
+  }
   const std::vector<NodeIndex> alive = cluster.alive_node_indices(); // a copy: deleting changes it
   for (const NodeIndex n : alive) {
     const auto& node = cluster.node(n);
@@ -215,11 +237,7 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
   if (m_disruption) {
     consider(m_next_disruption);
   }
-  for (const auto& node : cluster.nodes()) {
-    if (node.alive() && node.expire_at >= 0 && node.lifecycle != NodeLifecycle::deleting) {
-      consider(node.expire_at);
-    }
-  }
+  consider(earliest_expiry(cluster));
   if (next < 0) {
     return std::nullopt;
   }

@@ -64,6 +64,9 @@ public:
 private:
   void provision(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
   void expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
+  // The earliest expire_at of a live node not being deleted (-1: none), remembered per cluster
+  // node epoch: reconcile runs on every pod event, nodes change far less often.
+  SimTime earliest_expiry(const cluster::Cluster& cluster);
 
   const model::Scenario& m_scenario;
   const catalog::Catalog& m_catalog;
@@ -78,6 +81,9 @@ private:
   SimTime m_batch_start = -1;
   SimTime m_batch_last = -1;
   SimTime m_last_scan = -1;  // pods pending since after this are new triggers
+  std::uint64_t m_expiry_epoch = 0;
+  bool m_expiry_known = false;
+  SimTime m_earliest_expiry = -1;
   SimTime m_last_solve = -1; // pending pods are re-triggered every 10 s
   SimTime m_next_disruption = 0;
   SimTime m_disruption_wake = -1; // request_disruption_wake
