@@ -98,7 +98,9 @@ struct ExistingNode
   model::Resources remaining;
   ValueId hostname = 0;
   bool initialized = false;
-  bool under_consolidate_after = false;
+  // IsConsolidationSimulation: inside its pool's consolidateAfter window before this time
+  // (the window is checked per solve, so the snapshot does not depend on the clock).
+  SimTime quiet_until = std::numeric_limits<SimTime>::min();
   std::vector<std::int32_t> host_ports;
   // Per solve (the node list is shared between solves and restored after each one).
   bool excluded = false; // a SolveInput::excluded_nodes entry
@@ -188,8 +190,6 @@ struct ExistingSnapshot
   std::uint64_t pools_generation = 0;
   std::vector<const model::PodSpec*> daemons;
   bool host_ports = false;
-  bool consolidation_simulation = false;
-  SimTime now = 0;
   bool valid = false;
 
   std::vector<ExistingNode> nodes;     // sortExistingNodes order
@@ -955,8 +955,6 @@ bool Scheduler::snapshot_current() const
   const auto& snap = m_cache.existing;
   if (!snap.valid || snap.cluster != m_cluster.instance_id() || snap.epoch != m_cluster.node_epoch()
       || snap.bindings != m_cluster.binding_log().size() || snap.host_ports != m_any_host_ports
-      || snap.consolidation_simulation != m_input.options.consolidation_simulation
-      || (m_input.options.consolidation_simulation && snap.now != m_input.options.now)
       || snap.pools_generation != m_cache.pools_generation || snap.daemons.size() != m_daemons.size()) {
     return false;
   }
@@ -980,8 +978,6 @@ void Scheduler::build_snapshot()
     snap.daemons.push_back(d.spec);
   }
   snap.host_ports = m_any_host_ports;
-  snap.consolidation_simulation = m_input.options.consolidation_simulation;
-  snap.now = m_input.options.now;
   const auto& nodes = m_cluster.nodes();
   for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     const auto& n = nodes[i];
@@ -1046,11 +1042,11 @@ void Scheduler::build_snapshot()
         }
       }
     }
-    if (m_input.options.consolidation_simulation && np != nullptr && e.initialized) {
+    if (np != nullptr && e.initialized) {
       const Duration after = np->pool->consolidate_after;
       if (after > 0 && after != k_never) {
         const SimTime since = n.last_pod_event > 0 ? n.last_pod_event : n.ready_at;
-        e.under_consolidate_after = m_input.options.now - since < after;
+        e.quiet_until = since + after; // now - since < after  <=>  now < since + after
       }
     }
     snap.nodes.push_back(std::move(e));
@@ -1835,7 +1831,8 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
   for (std::size_t pos = m_index->next(0, p.requests); pos != FreeCapacityIndex::k_end;
        pos = m_index->next(pos + 1, p.requests)) {
     auto& e = nodes[pos];
-    if (e.under_consolidate_after && !p.pending && !p.from_deleting) {
+    if (m_input.options.consolidation_simulation && m_input.options.now < e.quiet_until && !p.pending
+        && !p.from_deleting) {
       continue;
     }
     if (!p.requests.fits_in(e.remaining) || host_blocked(e.hostname)) {
