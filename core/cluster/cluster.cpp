@@ -49,6 +49,9 @@ void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
     n.daemon_requested += r;
   } else {
     n.pods.push_back(pod);
+    if (p.pod.spec && !p.pod.spec->pod_anti_affinity_required.empty()) {
+      ++m_bound_anti_affinity;
+    }
   }
   n.last_pod_event = now;
   m_binding_log.push_back({pod, node, true});
@@ -69,6 +72,9 @@ void Cluster::unbind(PodIndex pod, SimTime now)
     if (it != n.pods.end()) {
       *it = n.pods.back();
       n.pods.pop_back();
+      if (p.pod.spec && !p.pod.spec->pod_anti_affinity_required.empty()) {
+        --m_bound_anti_affinity;
+      }
     }
   }
   n.last_pod_event = now;

@@ -153,6 +153,9 @@ public:
 
   [[nodiscard]] const std::vector<BindingChange>& binding_log() const { return m_binding_log; }
 
+  // Bound non-DaemonSet pods with a required pod anti-affinity term (a topology-free batch
+  // can skip listing the running pods when there are none).
+  [[nodiscard]] std::size_t bound_with_anti_affinity() const { return m_bound_anti_affinity; }
   [[nodiscard]] std::uint64_t node_epoch() const { return m_node_epoch; }
 
   [[nodiscard]] std::uint64_t node_stamp(NodeIndex i) const { return m_node_stamps[i]; }
@@ -190,6 +193,7 @@ private:
   std::vector<BindingChange> m_binding_log;
   std::vector<std::uint64_t> m_node_stamps; // per node: node_epoch of its last change
   std::uint64_t m_node_epoch = 0;
+  std::size_t m_bound_anti_affinity = 0;
   InstanceId m_instance;
 };
 

@@ -1351,6 +1351,9 @@ void Scheduler::prepare_topology()
       break;
     }
   }
+  if (!needed && m_cluster.bound_with_anti_affinity() == 0) {
+    return; // nothing below would be used
+  }
   const auto& nodes = m_cluster.nodes();
   auto& snap = m_cache.existing;
   if (!snap.running_known) {
