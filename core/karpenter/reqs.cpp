@@ -475,6 +475,7 @@ model::Requirement to_model(const Req& r, const Interner& in)
 model::Requirements to_model(const ReqSet& r, const Interner& in)
 {
   model::Requirements out;
+  out.items().reserve(r.items().size());
   for (const auto& item : r.items()) {
     out.items().push_back(to_model(item, in));
   }

@@ -24,7 +24,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -687,6 +686,7 @@ void Scheduler::prepare_pods()
   std::array<bool, model::k_max_resources> used{};
   used[model::k_cpu] = used[model::k_memory] = used[model::k_pods] = true;
   m_pods.reserve(m_input.pods.size());
+  m_batch.reserve(m_input.pods.size());
   for (const auto idx : m_input.pods) {
     const auto& ps = m_cluster.pod(idx);
     CAPSIM_CHECK(ps.pod.spec != nullptr, "solve: pod " + ps.pod.name + " has no spec");
@@ -2326,7 +2326,11 @@ SolveResult Scheduler::run()
     return pa.index < pb.index;
   });
 
-  std::deque<std::uint32_t> queue(order.begin(), order.end());
+  // The queue as a vector and a read position (a deque allocates per solve): pods that failed
+  // go to the back; the consumed front is dropped once it is most of the vector.
+  std::vector<std::uint32_t>& queue = order;
+  std::size_t head = 0;
+  const auto queued = [&] { return queue.size() - head; };
   std::vector<std::size_t> last_len(m_pods.size(), std::numeric_limits<std::size_t>::max());
   std::vector<std::string> errors(m_pods.size());
   std::vector<bool> failed(m_pods.size(), false);
@@ -2342,12 +2346,16 @@ SolveResult Scheduler::run()
     std::string error;
     bool valid = false;
   } memo;
-  while (!queue.empty()) {
-    const std::uint32_t id = queue.front();
-    if (last_len[id] == queue.size()) {
+  while (queued() != 0) {
+    const std::uint32_t id = queue[head];
+    if (last_len[id] == queued()) {
       break; // a full cycle without progress
     }
-    queue.pop_front();
+    ++head;
+    if (head >= 1024 && head * 2 >= queue.size()) {
+      queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(head));
+      head = 0;
+    }
     QueuedPod& p = m_pods[id];
     bool ok = false;
     std::string err;
@@ -2367,7 +2375,7 @@ SolveResult Scheduler::run()
       failed[id] = true;
       errors[id] = std::move(err);
       queue.push_back(id);
-      last_len[id] = queue.size();
+      last_len[id] = queued();
     }
   }
 
