@@ -51,6 +51,9 @@ PdbTracker::PdbTracker(const std::vector<model::PodDisruptionBudget>& pdbs, cons
   for (const auto& pdb : pdbs) {
     m_pdbs.push_back(&pdb);
   }
+  if (m_pdbs.empty()) {
+    return; // nothing to count (the pod list holds every pod of the run: a million in a week)
+  }
   std::vector<std::int64_t> expected(m_pdbs.size(), 0);
   std::vector<std::int64_t> healthy(m_pdbs.size(), 0);
   for (const auto& p : cluster.pods()) {
