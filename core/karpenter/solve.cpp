@@ -113,8 +113,11 @@ class FreeCapacityIndex
 public:
   static constexpr std::size_t k_end = SIZE_MAX;
 
-  void build(const std::vector<ExistingNode>& nodes)
+  // `quiet_now`: leave out the nodes still inside their consolidateAfter window at that time
+  // (the destinations a consolidation simulation denies to the pods it moves).
+  void build(const std::vector<ExistingNode>& nodes, std::optional<SimTime> quiet_now = std::nullopt)
   {
+    m_quiet_now = quiet_now;
     m_size = nodes.size();
     m_leaves = 1;
     while (m_leaves < m_size) {
@@ -149,9 +152,12 @@ private:
   using Dims = std::array<std::int64_t, 3>;
   static constexpr Dims k_empty{INT64_MIN, INT64_MIN, INT64_MIN};
 
-  static Dims leaf(const ExistingNode& n)
+  [[nodiscard]] Dims leaf(const ExistingNode& n) const
   {
-    return n.excluded ? k_empty : Dims{n.remaining.cpu(), n.remaining.memory(), n.remaining[model::k_pods]};
+    if (n.excluded || (m_quiet_now && *m_quiet_now < n.quiet_until)) {
+      return k_empty;
+    }
+    return Dims{n.remaining.cpu(), n.remaining.memory(), n.remaining[model::k_pods]};
   }
 
   static Dims combine(const Dims& a, const Dims& b)
@@ -176,6 +182,7 @@ private:
   std::size_t m_size = 0;
   std::size_t m_leaves = 1;
   std::vector<Dims> m_max;
+  std::optional<SimTime> m_quiet_now;
 };
 
 // Existing nodes prepared for one cluster state and the inputs that shape them: consolidation
@@ -196,6 +203,10 @@ struct ExistingSnapshot
   // node the simulation ever launched.
   std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> position;
   FreeCapacityIndex index;
+  // The same without the nodes inside their consolidateAfter window at `moving_now`, for the
+  // pods a consolidation simulation moves; built on first use per clock value.
+  FreeCapacityIndex moving_index;
+  std::optional<SimTime> moving_now;
   // Per NodePool input: capacity and count of its nodes in `nodes` (updateRemainingResources).
   std::vector<model::Resources> pool_capacity;
   std::vector<std::int64_t> pool_nodes;
@@ -604,6 +615,14 @@ private:
   // The cache's existing nodes (ExistingSnapshot), changed in place and restored at the end.
   std::vector<ExistingNode>* m_existing = nullptr;
   FreeCapacityIndex* m_index = nullptr;
+  FreeCapacityIndex* m_moving_index = nullptr; // consolidation simulations only
+  void index_update(std::size_t pos, const ExistingNode& e)
+  {
+    m_index->update(pos, e);
+    if (m_moving_index != nullptr) {
+      m_moving_index->update(pos, e);
+    }
+  }
   bool m_snapshot_in_use = false;
   std::vector<std::uint32_t> m_excluded; // positions excluded by this solve
   struct Undo
@@ -1088,6 +1107,14 @@ void Scheduler::prepare_existing()
   auto& snap = m_cache.existing;
   m_existing = &snap.nodes;
   m_index = &snap.index;
+  m_moving_index = nullptr;
+  if (m_input.options.consolidation_simulation) {
+    if (snap.moving_now != m_input.options.now) {
+      snap.moving_index.build(snap.nodes, m_input.options.now);
+      snap.moving_now = m_input.options.now;
+    }
+    m_moving_index = &snap.moving_index;
+  }
   m_snapshot_in_use = true;
   m_placements.reserve(m_pods.size()); // at most one placement (and undo entry) per pod
   m_undo.reserve(m_pods.size());
@@ -1102,7 +1129,7 @@ void Scheduler::prepare_existing()
     if (!e.excluded) {
       e.excluded = true;
       m_excluded.push_back(pos);
-      m_index->update(pos, e);
+      index_update(pos, e);
     }
   }
 }
@@ -1119,11 +1146,11 @@ void Scheduler::restore_existing()
     e.host_ports.resize(it->host_ports);
     e.own_reqs.reset();
     e.touched = false;
-    m_index->update(it->pos, e);
+    index_update(it->pos, e);
   }
   for (const auto pos : m_excluded) {
     snap.nodes[pos].excluded = false;
-    m_index->update(pos, snap.nodes[pos]);
+    index_update(pos, snap.nodes[pos]);
   }
   m_undo.clear();
   m_excluded.clear();
@@ -1831,13 +1858,13 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
   const auto& spec = *p.data->spec;
   AddPlan& plan = m_plan;
   auto& nodes = *m_existing;
-  for (std::size_t pos = m_index->next(0, p.requests); pos != FreeCapacityIndex::k_end;
-       pos = m_index->next(pos + 1, p.requests)) {
+  // IsConsolidationSimulation: the pods it moves skip nodes inside their consolidateAfter
+  // window (the moving index leaves those out).
+  const bool moving = m_moving_index != nullptr && !p.pending && !p.from_deleting;
+  const FreeCapacityIndex& index = moving ? *m_moving_index : *m_index;
+  for (std::size_t pos = index.next(0, p.requests); pos != FreeCapacityIndex::k_end;
+       pos = index.next(pos + 1, p.requests)) {
     auto& e = nodes[pos];
-    if (m_input.options.consolidation_simulation && m_input.options.now < e.quiet_until && !p.pending
-        && !p.from_deleting) {
-      continue;
-    }
     if (!p.requests.fits_in(e.remaining) || host_blocked(e.hostname)) {
       continue;
     }
@@ -1864,7 +1891,7 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
     }
     e.remaining -= p.requests;
     e.host_ports.insert(e.host_ports.end(), spec.host_ports.begin(), spec.host_ports.end());
-    m_index->update(pos, e);
+    index_update(pos, e);
     if (p.topo != nullptr && p.topo->any) {
       record(p, v, e.taints, e.reqs());
     }
