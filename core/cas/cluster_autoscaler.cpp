@@ -485,8 +485,8 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
   bool scale_down_disabled = false;
   if (!unschedulable.empty()) {
     std::size_t ready_nodes = 0;
-    for (const auto& n : cluster.nodes()) {
-      ready_nodes += n.alive() && n.lifecycle == NodeLifecycle::ready ? 1 : 0;
+    for (const auto ni : cluster.alive_node_indices()) {
+      ready_nodes += cluster.node(ni).lifecycle == NodeLifecycle::ready ? 1 : 0;
     }
     const bool all_new = oldest + k_new_pod_buffer > now || (oldest_gpu != k_never && oldest_gpu + k_new_gpu_pod_buffer > now);
     if (m_settings.max_nodes_total > 0 && ready_nodes >= static_cast<std::size_t>(m_settings.max_nodes_total)) {

@@ -378,7 +378,8 @@ std::int64_t allowed_disruptions(const model::NodePool& pool, std::int64_t num_n
 std::vector<PoolDisruptionCounts> pool_disruption_counts(const cluster::Cluster& cluster, std::size_t pool_count)
 {
   std::vector<PoolDisruptionCounts> counts(pool_count);
-  for (const auto& n : cluster.nodes()) {
+  for (const cluster::NodeIndex i : cluster.alive_node_indices()) {
+    const auto& n = cluster.node(i);
     if (n.owner != cluster::NodeOwner::node_pool || n.pool >= pool_count || !n.alive() || n.ready_at < 0) {
       continue;
     }

@@ -1070,13 +1070,25 @@ void Scheduler::build_snapshot()
     }
     snap.nodes.push_back(std::move(e));
   }
-  // sortExistingNodes: initialized first, then by name.
-  std::stable_sort(snap.nodes.begin(), snap.nodes.end(), [](const ExistingNode& a, const ExistingNode& b) {
-    if (a.initialized != b.initialized) {
-      return a.initialized;
+  // sortExistingNodes: initialized first, then by name (a stable order of positions, then one
+  // move per node: ExistingNode is large).
+  std::vector<std::uint32_t> order(snap.nodes.size());
+  std::iota(order.begin(), order.end(), 0U);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto& x = snap.nodes[a];
+    const auto& y = snap.nodes[b];
+    if (x.initialized != y.initialized) {
+      return x.initialized;
     }
-    return a.node->name < b.node->name;
+    const int c = x.node->name.compare(y.node->name);
+    return c != 0 ? c < 0 : a < b;
   });
+  std::vector<ExistingNode> sorted;
+  sorted.reserve(order.size());
+  for (const auto i : order) {
+    sorted.push_back(std::move(snap.nodes[i]));
+  }
+  snap.nodes = std::move(sorted);
   snap.position.reserve(snap.nodes.size());
   snap.pool_capacity.assign(m_input.node_pools.size(), model::Resources{});
   snap.pool_nodes.assign(m_input.node_pools.size(), 0);

@@ -532,11 +532,9 @@ void Engine::drain_step(NodeIndex index)
     for (const PodIndex pi : m_cluster.pending()) {
       count(pi);
     }
-    for (const auto& node : m_cluster.nodes()) {
-      if (node.alive()) {
-        for (const PodIndex pi : node.pods) {
-          count(pi);
-        }
+    for (const NodeIndex ni : m_cluster.alive_node_indices()) {
+      for (const PodIndex pi : m_cluster.node(ni).pods) {
+        count(pi);
       }
     }
     for (std::size_t i = 0; i < sc.pdbs.size(); ++i) {
