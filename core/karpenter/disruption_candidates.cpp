@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace capsim::karpenter {
@@ -180,9 +181,14 @@ const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, std::
 
 const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, const catalog::InstanceType& type)
 {
-  // The pool lists the catalog's own types: a pointer match (names are unique) saves a string
-  // comparison per type on every candidate of every poll.
-  for (const auto* t : pool.instance_types) {
+  // The pool lists the catalog's own types in catalog order, which is address order when they
+  // come from one catalog: a binary search by address first (names are unique), then a scan.
+  const auto& types = pool.instance_types;
+  const auto it = std::lower_bound(types.begin(), types.end(), &type, std::less<const catalog::InstanceType*>());
+  if (it != types.end() && *it == &type) {
+    return *it;
+  }
+  for (const auto* t : types) {
     if (t == &type) {
       return t;
     }
