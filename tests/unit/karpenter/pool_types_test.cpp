@@ -48,6 +48,15 @@ std::vector<const catalog::InstanceType*> pointers(const std::vector<catalog::In
   return out;
 }
 
+// fake.InstanceTypes(90) interned as one NodePool's types.
+struct FakePool
+{
+  std::vector<catalog::InstanceType> types = testing::fake_instance_types(90);
+  Interner in;
+  OfferingSpace space;
+  PoolTypes pt{pointers(types), in, space};
+};
+
 std::vector<std::uint32_t> brute_cheapest(PoolTypes& pt, const OfferingFilter& f, const TypeSet& members,
                                           std::size_t max)
 {
@@ -80,10 +89,8 @@ TEST_CASE("TypeSet::intersects is true exactly when the sets share a member", "[
 TEST_CASE("PoolTypes::max_allocatable is the largest allocatable amount among the members",
           "[karpenter][pool_types]")
 {
-  const auto types = testing::fake_instance_types(90);
-  Interner in;
-  OfferingSpace space;
-  PoolTypes pt(pointers(types), in, space);
+  FakePool pool;
+  auto& pt = pool.pt;
   Draw draw;
   for (int trial = 0; trial < 200; ++trial) {
     const TypeSet members = draw.subset(pt.size(), trial % 2 == 0 ? 3U : 17U);
@@ -94,16 +101,14 @@ TEST_CASE("PoolTypes::max_allocatable is the largest allocatable amount among th
     }
   }
   CHECK(pt.max_allocatable(model::k_cpu, TypeSet(pt.size(), false)) == 0);
-  CHECK(pt.max_allocatable(model::k_cpu, TypeSet(pt.size(), true)) == types.back().allocatable().cpu());
+  CHECK(pt.max_allocatable(model::k_cpu, TypeSet(pt.size(), true)) == pool.types.back().allocatable().cpu());
 }
 
 TEST_CASE("PoolTypes::cheapest_members follows the price order, the limit and offering availability",
           "[karpenter][pool_types]")
 {
-  const auto types = testing::fake_instance_types(90);
-  Interner in;
-  OfferingSpace space;
-  PoolTypes pt(pointers(types), in, space);
+  FakePool pool;
+  auto& pt = pool.pt;
   pt.refresh_availability(1, [](const catalog::InstanceType&, const catalog::Offering&) { return true; });
   const OfferingFilter all;
   Draw draw;
