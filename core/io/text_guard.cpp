@@ -66,6 +66,9 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
   // followed by ',' ("a", [1], ...: fuzz finding): watch the root until the next token.
   bool watch_root = false;  // the root is such a node, still open
   bool root_closed = false; // it has closed; nothing but spaces and comments since
+  // ... and when a line less indented than the document's root starts with ',' ("  : \n,":
+  // fuzz finding); no valid document has content left of its root.
+  std::size_t root_indent = 0;
   std::size_t line_no = 0;
   std::size_t pos = 0;
   const auto report_comma = [&](std::size_t column) {
@@ -121,6 +124,11 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
         i = 3;
         indent = 0;
       } else {
+        if (document_start) {
+          root_indent = indent;
+        } else if (indent < root_indent && line[indent] == ',') {
+          report_comma(indent);
+        }
         while (!indents.empty() && indents.back() > indent) {
           indents.pop_back();
         }

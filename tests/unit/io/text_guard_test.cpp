@@ -47,6 +47,11 @@ TEST_CASE("text guard: refuses binary, bad UTF-8 and deep nesting with a locatio
   CHECK_THROWS_WITH(io::check_text("a: 1\n--- 'it''s' ,\n", "f.yaml"), "f.yaml:2:13: " + root_comma);
   CHECK_THROWS_WITH(io::check_text("[\"a\",\n \"b\"] # c\n\n, x\n", "f.yaml"), "f.yaml:4:1: " + root_comma);
   CHECK_THROWS_WITH(io::check_text("{a: 1},", "f.yaml"), "f.yaml:1:7: " + root_comma);
+  // ... and on a line less indented than the document's root that starts with ',' (fuzz
+  // finding, minimised to "  : \n,").
+  CHECK_THROWS_WITH(io::check_text("  : \n,", "f.yaml"), "f.yaml:2:1: " + root_comma);
+  CHECK_THROWS_WITH(io::check_text("a: 1\n---\n   b: 2\n , c\n", "f.yaml"), "f.yaml:4:2: " + root_comma);
+  CHECK_NOTHROW(io::check_text("a: b\n  , c\n", "f.yaml")); // a plain scalar's continuation
   CHECK_NOTHROW(io::check_text("\"apiVersion\": v1\n\"kind\": Pod\n", "f.yaml"));
   CHECK_NOTHROW(io::check_text("{\"apiVersion\": \"v1\", \"items\": [\"a\", \"b\"]}\n", "f.yaml"));
   CHECK_NOTHROW(io::check_text("a: \"x\", y\nb: [1], 2\n", "f.yaml"));
