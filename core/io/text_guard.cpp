@@ -119,6 +119,7 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
       if (line.substr(0, 3) == "---" || line.substr(0, 3) == "...") {
         indents.clear();
         document_start = true;
+        root_indent = 0;
         watch_root = false;
         root_closed = false;
         i = 3;
@@ -126,8 +127,9 @@ NestingReport measure_nesting(std::string_view text, int max_depth)
       } else {
         if (document_start) {
           root_indent = indent;
-        } else if (indent < root_indent && line[indent] == ',') {
+        } else if (indent < root_indent && line[indent] == ',' && report.comma_line == 0) {
           report_comma(indent);
+          report.comma_left_of_root = true;
         }
         while (!indents.empty() && indents.back() > indent) {
           indents.pop_back();
@@ -275,6 +277,11 @@ void check_text(std::string_view text, const std::string& file, int max_depth)
     i += n;
   }
   const NestingReport r = measure_nesting(text, max_depth);
+  if (r.comma_line > 0 && r.comma_left_of_root) {
+    throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.comma_line), static_cast<std::uint32_t>(r.comma_column)},
+                     "a line left of its document's root cannot start with ',' (expected a mapping such as "
+                     "'apiVersion: ...')");
+  }
   if (r.comma_line > 0) {
     throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.comma_line), static_cast<std::uint32_t>(r.comma_column)},
                      "a document cannot start with ',', with a tag or anchor holding one, or with a quoted "

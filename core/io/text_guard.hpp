@@ -26,6 +26,7 @@ struct NestingReport
   // that), 0 when none does.
   std::size_t comma_line = 0;
   std::size_t comma_column = 0;
+  bool comma_left_of_root = false; // that ',' starts a line left of its document's root
 };
 
 [[nodiscard]] NestingReport measure_nesting(std::string_view text, int max_depth);

@@ -49,8 +49,13 @@ TEST_CASE("text guard: refuses binary, bad UTF-8 and deep nesting with a locatio
   CHECK_THROWS_WITH(io::check_text("{a: 1},", "f.yaml"), "f.yaml:1:7: " + root_comma);
   // ... and on a line less indented than the document's root that starts with ',' (fuzz
   // finding, minimised to "  : \n,").
-  CHECK_THROWS_WITH(io::check_text("  : \n,", "f.yaml"), "f.yaml:2:1: " + root_comma);
-  CHECK_THROWS_WITH(io::check_text("a: 1\n---\n   b: 2\n , c\n", "f.yaml"), "f.yaml:4:2: " + root_comma);
+  const std::string left_comma = "error: a line left of its document's root cannot start with ',' (expected a "
+                                 "mapping such as 'apiVersion: ...')";
+  CHECK_THROWS_WITH(io::check_text("  : \n,", "f.yaml"), "f.yaml:2:1: " + left_comma);
+  CHECK_THROWS_WITH(io::check_text("a: 1\n---\n   b: 2\n , c\n", "f.yaml"), "f.yaml:4:2: " + left_comma);
+  // The root's indentation is per document: a later document starting on its '---' line
+  // does not inherit the previous one's.
+  CHECK_NOTHROW(io::check_text("    a: 1\n--- x\n, y\n", "f.yaml"));
   CHECK_NOTHROW(io::check_text("a: b\n  , c\n", "f.yaml")); // a plain scalar's continuation
   CHECK_NOTHROW(io::check_text("\"apiVersion\": v1\n\"kind\": Pod\n", "f.yaml"));
   CHECK_NOTHROW(io::check_text("{\"apiVersion\": \"v1\", \"items\": [\"a\", \"b\"]}\n", "f.yaml"));
