@@ -192,9 +192,11 @@ Outcome run(const std::vector<PodShape>& shapes, const std::vector<catalog::Inst
   in.pods = c.pending();
   karpenter::NodePoolInput np;
   np.pool = &pool;
+  std::vector<const catalog::InstanceType*> offered;
   for (const auto& t : types) {
-    np.instance_types.push_back(&t);
+    offered.push_back(&t);
   }
+  np.instance_types = karpenter::make_type_list(std::move(offered));
   in.node_pools.push_back(np);
   in.options.ignore_preferences = ignore_preferences;
   karpenter::SolveCache cache; // the catalog is interned once, as a simulation would

@@ -27,9 +27,12 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
     NodePoolInput in;
     in.pool = &scenario.node_pools[i];
     in.index = i;
+    std::vector<const catalog::InstanceType*> types;
+    types.reserve(catalog.instance_types().size());
     for (const auto& t : catalog.instance_types()) {
-      in.instance_types.push_back(&t);
+      types.push_back(&t);
     }
+    in.instance_types = make_type_list(std::move(types));
     m_pools.push_back(std::move(in));
   }
   for (const auto& ds : scenario.daemon_sets) {

@@ -171,7 +171,7 @@ bool PdbLimits::fully_blocked(const model::PodSpec& spec) const
 
 const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, std::string_view name)
 {
-  for (const auto* t : pool.instance_types) {
+  for (const auto* t : pool.types()) {
     if (t->name == name) {
       return t;
     }
@@ -183,7 +183,7 @@ const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, const
 {
   // The pool lists the catalog's own types in catalog order, which is address order when they
   // come from one catalog: a binary search by address first (names are unique), then a scan.
-  const auto& types = pool.instance_types;
+  const auto& types = pool.types();
   const auto it = std::lower_bound(types.begin(), types.end(), &type, std::less<const catalog::InstanceType*>());
   if (it != types.end() && *it == &type) {
     return *it;

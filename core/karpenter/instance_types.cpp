@@ -215,33 +215,38 @@ const std::vector<std::uint32_t>& PoolTypes::price_order(const OfferingFilter& f
   return slot.second;
 }
 
-const std::vector<std::uint32_t>& PoolTypes::cheapest_members(const OfferingFilter& f, const TypeSet& members,
-                                                                std::size_t max)
+const PoolTypes::CheapestMembers& PoolTypes::cheapest_members(const OfferingFilter& f, const TypeSet& members,
+                                                              std::size_t max)
 {
   constexpr std::size_t k_max_entries = 4096; // bounded: forget everything when full
   const std::uint64_t key = members.hash() ^ (filter_key(f) * 0xff51afd7ed558ccdULL) ^ (max * 0xc4ceb9fe1a85ec53ULL);
   auto it = m_cheapest.find(key);
   if (it != m_cheapest.end() && it->second.filter.zones == f.zones
       && it->second.filter.capacity_types == f.capacity_types && it->second.max == max && it->second.members == members) {
-    return it->second.order;
+    return it->second.answer;
   }
   if (m_cheapest.size() >= k_max_entries) {
     m_cheapest.clear();
   }
   Cheapest entry{f, max, members, {}};
+  auto& answer = entry.answer;
   const std::size_t wanted = std::min(max, members.count());
-  entry.order.reserve(wanted);
+  answer.order.reserve(wanted);
+  answer.types.reserve(wanted);
+  answer.set.clear(size());
   for (const auto i : price_order(f)) {
-    if (entry.order.size() >= wanted) {
+    if (answer.order.size() >= wanted) {
       break;
     }
     if (members.test(i)) {
-      entry.order.push_back(i);
+      answer.order.push_back(i);
+      answer.types.push_back(m_types[i].it);
+      answer.set.set(i);
     }
   }
   auto& slot = m_cheapest[key];
   slot = std::move(entry);
-  return slot.order;
+  return slot.answer;
 }
 
 std::size_t PoolTypes::ReqHash::operator()(const Req& r) const

@@ -249,8 +249,14 @@ public:
   // The first `max` members of `members` in price_order(f), remembered per (filter, members,
   // max): the disruption controller's simulations finalize the same NodeClaim options poll
   // after poll.
-  [[nodiscard]] const std::vector<std::uint32_t>& cheapest_members(const OfferingFilter& f, const TypeSet& members,
-                                                                   std::size_t max);
+  struct CheapestMembers
+  {
+    std::vector<std::uint32_t> order;                // type indices, cheapest first
+    std::vector<const catalog::InstanceType*> types; // the same types
+    TypeSet set;                                     // the same types as a set
+  };
+  [[nodiscard]] const CheapestMembers& cheapest_members(const OfferingFilter& f, const TypeSet& members,
+                                                        std::size_t max);
 
   // Identity of the input this was built from (to detect a changed catalog).
   std::vector<const catalog::InstanceType*> source;
@@ -286,7 +292,7 @@ private:
     OfferingFilter filter;
     std::size_t max = 0;
     TypeSet members;
-    std::vector<std::uint32_t> order;
+    CheapestMembers answer;
   };
   std::unordered_map<std::uint64_t, Cheapest> m_cheapest;
   bool m_availability_known = false;

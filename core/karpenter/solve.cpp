@@ -233,6 +233,7 @@ struct SolveCache::Impl
   struct Pool
   {
     std::unique_ptr<PoolTypes> types;
+    std::shared_ptr<const std::vector<const catalog::InstanceType*>> list; // input types() last seen
     DaemonSignatures daemon_signatures;
   };
   std::vector<Pool> pools; // by NodePoolInput position
@@ -310,17 +311,22 @@ struct SolveCache::Impl
   };
   Templates templates;
 
-  PoolTypes& pool_types(std::size_t i, const std::vector<const catalog::InstanceType*>& types)
+  PoolTypes& pool_types(std::size_t i, const NodePoolInput& input)
   {
     if (pools.size() <= i) {
       pools.resize(i + 1);
     }
     auto& p = pools[i];
+    if (p.types && p.list == input.instance_types) {
+      return *p.types; // the list it was built from (held, so the address is not reused)
+    }
+    const auto& types = input.types();
     if (!p.types || p.types->source != types) {
       p.types = std::make_unique<PoolTypes>(types, in, space);
       p.daemon_signatures = {};
       pool_shapes.clear(); // a new PoolTypes may reuse the old one's address
     }
+    p.list = input.instance_types;
     return *p.types;
   }
 
@@ -375,6 +381,18 @@ SolveCache::~SolveCache() = default;
 void SolveCache::clear()
 {
   m_impl = std::make_unique<Impl>();
+}
+
+const std::vector<const catalog::InstanceType*>& NodePoolInput::types() const
+{
+  static const std::vector<const catalog::InstanceType*> k_none;
+  return instance_types ? *instance_types : k_none;
+}
+
+std::shared_ptr<const std::vector<const catalog::InstanceType*>>
+make_type_list(std::vector<const catalog::InstanceType*> types)
+{
+  return std::make_shared<const std::vector<const catalog::InstanceType*>>(std::move(types));
 }
 
 model::Resources pod_requests(const model::Pod& pod)
@@ -592,7 +610,6 @@ private:
   Interner& m_in;
 
   std::vector<PoolTypes*> m_pool_types; // by input pool
-  TypeSet m_truncated; // finalize's per-claim scratch
   bool m_tolerate_pns = false;
   std::vector<model::ResourceId> m_dims;
   bool m_any_host_ports = false;
@@ -680,7 +697,7 @@ void Scheduler::prepare_pools()
   const auto& inputs = m_input.node_pools;
   m_pool_types.resize(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto& pt = m_cache.pool_types(i, inputs[i].instance_types);
+    auto& pt = m_cache.pool_types(i, inputs[i]);
     const auto& pred = m_input.offering_available;
     if (pred) {
       pt.refresh_availability(m_input.availability_version, [&](const catalog::InstanceType& it, const catalog::Offering& o) {
@@ -2226,13 +2243,10 @@ void Scheduler::finalize(SolveResult& out)
     // TruncateInstanceTypes: order by the cheapest available compatible offering (ties keep
     // catalog order), keep the first max_instance_types, re-check minValues.
     const auto max_types = static_cast<std::size_t>(std::max(0, m_input.options.max_instance_types));
-    const std::vector<std::uint32_t>& priced = t.types->cheapest_members(c.filter, c.options, max_types);
+    const auto& cheapest = t.types->cheapest_members(c.filter, c.options, max_types);
+    const std::vector<std::uint32_t>& priced = cheapest.order;
     // The truncated set is read by the minValues check and the instance-type requirement only.
-    TypeSet& truncated = m_truncated;
-    truncated.clear(t.types->size());
-    for (const auto i : priced) {
-      truncated.set(i);
-    }
+    const TypeSet& truncated = cheapest.set;
     if (c.reqs.has_min_values() && !m_input.options.min_values_best_effort) {
       const std::string mv = min_values_check(t, truncated, c.reqs, nullptr);
       if (!mv.empty()) {
@@ -2247,10 +2261,7 @@ void Scheduler::finalize(SolveResult& out)
     NewNodeClaim nc;
     nc.pool_input = t.input;
     nc.pool = t.pool_index;
-    nc.instance_types.reserve(priced.size());
-    for (const auto i : priced) {
-      nc.instance_types.push_back(t.types->types()[i].it);
-    }
+    nc.instance_types = cheapest.types;
     // ToNodeClaim: instance-type In [options] (every option already satisfies the claim's own
     // instance-type requirement, so this is the intersection), capacity-type In [their
     // offerings' capacity types].

@@ -38,8 +38,15 @@ struct NodePoolInput
   const model::NodePool* pool = nullptr;
   std::uint32_t index = 0; // the pool's index (cluster::NodeState::pool of its nodes)
   // Instance types offered to this pool, in catalog order (the order breaks price ties).
-  std::vector<const catalog::InstanceType*> instance_types;
+  // Shared and immutable: every solve gets the pool list, and the cache recognises a list it
+  // has seen by its address.
+  std::shared_ptr<const std::vector<const catalog::InstanceType*>> instance_types;
+
+  [[nodiscard]] const std::vector<const catalog::InstanceType*>& types() const;
 };
+
+[[nodiscard]] std::shared_ptr<const std::vector<const catalog::InstanceType*>>
+make_type_list(std::vector<const catalog::InstanceType*> types);
 
 // NodePool spec.limits: a cap per listed resource (capacity, not allocatable) and on nodes.
 struct Limits

@@ -184,13 +184,13 @@ SolveInput Env::input() const
     NodePoolInput np;
     np.pool = pools[i].get();
     np.index = i;
-    if (pool_types[i].empty()) {
+    std::vector<const catalog::InstanceType*> offered = pool_types[i];
+    if (offered.empty()) {
       for (const auto& t : types) {
-        np.instance_types.push_back(&t);
+        offered.push_back(&t);
       }
-    } else {
-      np.instance_types = pool_types[i];
     }
+    np.instance_types = make_type_list(std::move(offered));
     in.node_pools.push_back(std::move(np));
   }
   in.daemon_sets = daemon_sets;

@@ -116,16 +116,23 @@ TEST_CASE("PoolTypes::cheapest_members follows the price order, the limit and of
     const TypeSet members = draw.subset(pt.size(), 2);
     const std::size_t max = trial % 3 == 0 ? 5 : 600;
     const auto expected = brute_cheapest(pt, all, members, max);
-    CHECK(pt.cheapest_members(all, members, max) == expected);
-    CHECK(pt.cheapest_members(all, members, max) == expected); // the remembered answer
+    const auto& first = pt.cheapest_members(all, members, max);
+    CHECK(first.order == expected);
+    REQUIRE(first.types.size() == expected.size());
+    CHECK(first.set.count() == expected.size());
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      CHECK(first.types[k] == pt.types()[expected[k]].it);
+      CHECK(first.set.test(expected[k]));
+    }
+    CHECK(pt.cheapest_members(all, members, max).order == expected); // the remembered answer
   }
   // The cheapest types become unavailable: the remembered answers must not survive.
   const TypeSet everything(pt.size(), true);
-  const auto before = pt.cheapest_members(all, everything, 10);
+  const auto before = pt.cheapest_members(all, everything, 10).order;
   REQUIRE(before.size() == 10);
   const catalog::InstanceType* cheapest = pt.types()[before.front()].it;
   pt.refresh_availability(2, [&](const catalog::InstanceType& it, const catalog::Offering&) { return &it != cheapest; });
-  const auto after = pt.cheapest_members(all, everything, 10);
+  const auto after = pt.cheapest_members(all, everything, 10).order;
   CHECK(after == brute_cheapest(pt, all, everything, 10));
   CHECK(after.front() != before.front());
 }
