@@ -1,5 +1,6 @@
 #include "core/karpenter/controller.hpp"
 
+#include "core/base/diagnostics.hpp"
 #include "core/karpenter/launch.hpp"
 
 #include <fmt/format.h>
@@ -71,6 +72,7 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
   const auto& settings = m_scenario.settings.karpenter;
   std::vector<NodeIndex> launched;
   for (const auto& claim : result.claims) {
+    CAPSIM_CHECK(!claim.sketch, "launch: a sketched NodeClaim (SolveOptions::sketch_claims) cannot be launched");
     const auto& pool = *m_pools[claim.pool_input].pool;
     LaunchOptions opts;
     opts.max_instance_types = settings.max_instance_types;

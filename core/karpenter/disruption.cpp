@@ -616,6 +616,7 @@ Outcome DisruptionController::single_node()
   const auto totals = balanced ? pool_totals(ordered) : std::vector<PoolTotals>{};
   const SimulationContext ctx = sim_context();
   bool constrained = false;
+  std::vector<Candidate> one(1); // the candidate simulated (its buffers reused)
   for (const auto& c : ordered) {
     if (budget[c.pool] == 0) {
       constrained = true;
@@ -628,7 +629,8 @@ Outcome DisruptionController::single_node()
       keep(Method::single_node, c.node, "Balanced policy: even deleting the node would not score 1/k");
       continue;
     }
-    auto outcome = compute_consolidation(ctx, {c}, Method::single_node);
+    one.front() = c;
+    auto outcome = compute_consolidation(ctx, one, Method::single_node);
     if (!outcome.command) {
       keep(Method::single_node, c.node, outcome.rejected);
       continue;

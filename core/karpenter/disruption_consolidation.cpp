@@ -1,5 +1,6 @@
 #include "core/karpenter/disruption_consolidation.hpp"
 
+#include "core/base/diagnostics.hpp"
 #include "core/karpenter/controller.hpp"
 
 #include <fmt/format.h>
@@ -165,7 +166,8 @@ double estimated_savings(const Command& cmd, const OfferingAvailable& available)
   return source - dest;
 }
 
-Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates, bool consolidation)
+Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates, bool consolidation,
+                               bool sketch)
 {
   const auto& cluster = *ctx.cluster;
   SolveInput in = ctx.controller->solve_input(cluster, *ctx.actuator);
@@ -216,6 +218,7 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
   in.options.consolidation_simulation = consolidation && !is_v113(ctx.version);
   // Consolidation reads the options only and rebuilds the requirement from those it keeps.
   in.options.omit_instance_type_requirement = consolidation;
+  in.options.sketch_claims = sketch;
   in.options.now = ctx.now;
   Simulation out;
   out.result = solve(in);
@@ -245,17 +248,23 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
   const OfferingAvailable available = [&ctx](std::string_view t, std::string_view z, std::string_view ct) {
     return ctx.actuator->offering_available(t, z, ct);
   };
-  Simulation sim = simulate_scheduling(ctx, candidates, true);
+  const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
+    return ctx.cluster->node(c.node).capacity_type == model::k_capacity_spot;
+  });
+  // Spot candidates without spot-to-spot: a replacement that may be spot is rejected on sight,
+  // so sketched claims are enough for most simulations (the full one follows when needed).
+  const bool sketch = all_spot && !ctx.spot_to_spot;
+  Simulation sim = simulate_scheduling(ctx, candidates, true, sketch);
   if (!sim.failure.empty()) {
     out.rejected = sim.failure;
     return out;
   }
   Command cmd;
   cmd.method = method;
-  cmd.candidates = candidates;
-  cmd.existing = sim.result.existing;
-  auto& claims = sim.result.claims;
+  const auto& claims = sim.result.claims;
   if (claims.empty()) {
+    cmd.candidates = candidates;
+    cmd.existing = std::move(sim.result.existing);
     cmd.savings_per_hour = estimated_savings(cmd, available);
     out.command = std::move(cmd);
     return out;
@@ -265,19 +274,22 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
     return out;
   }
   const double candidate_price = sum_prices(candidates);
-  const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
-    return ctx.cluster->node(c.node).capacity_type == model::k_capacity_spot;
-  });
+  const bool spot_to_spot = all_spot && has_capacity_type(claims.front().requirements, model::k_capacity_spot);
+  if (spot_to_spot && !ctx.spot_to_spot) {
+    out.rejected = "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node";
+    return out;
+  }
+  if (sketch) {
+    // The same simulation with the full claim (same input, same result).
+    sim = simulate_scheduling(ctx, candidates, true, false);
+    CAPSIM_CHECK(sim.failure.empty() && sim.result.claims.size() == 1, "consolidation: the full simulation differs");
+  }
   // Solve already orders the options by price (OrderByPrice: cheapest available compatible
   // offering, ties in catalog order), as computeConsolidation re-sorts them upstream.
-  NewNodeClaim claim = std::move(claims.front());
+  NewNodeClaim claim = std::move(sim.result.claims.front());
   claim.options_compatible = false; // the requirements change below; the launch re-checks
-  if (all_spot && has_capacity_type(claim.requirements, model::k_capacity_spot)) {
+  if (spot_to_spot) {
     // computeSpotToSpotConsolidation
-    if (!ctx.spot_to_spot) {
-      out.rejected = "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node";
-      return out;
-    }
     restrict_capacity_type(claim.requirements, model::k_capacity_spot);
     std::vector<const catalog::InstanceType*> compatible;
     for (const auto* t : claim.instance_types) {
@@ -327,6 +339,8 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
     }
   }
   sync_instance_type_requirement(claim);
+  cmd.candidates = candidates;
+  cmd.existing = std::move(sim.result.existing);
   cmd.replacements.push_back(std::move(claim));
   cmd.savings_per_hour = estimated_savings(cmd, available);
   out.command = std::move(cmd);

@@ -69,8 +69,9 @@ struct Simulation
 // deleting and marked-for-deletion nodes. `consolidation` sets IsConsolidationSimulation
 // (v1.14+ consolidateAfter destination rule) and leaves the instance-type requirement out of
 // new claims (consolidation reads their options and rebuilds it from the ones it keeps).
+// `sketch`: new claims as SolveOptions::sketch_claims describes.
 [[nodiscard]] Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
-                                             bool consolidation);
+                                             bool consolidation, bool sketch = false);
 
 // Offering prices (worst_launch_price, cheapest_price) come from core/karpenter/launch.hpp.
 

@@ -537,15 +537,61 @@ struct QueuedPod
   bool from_deleting = false;
 };
 
+struct Undo
+{
+  std::uint32_t pos = 0;
+  model::Resources remaining;
+  std::size_t host_ports = 0;
+};
+
+// A solve's working containers, kept between the solves of a thread so that their memory is
+// reused (consolidation runs millions of small solves). Everything is reset before use.
+struct SolveScratch
+{
+  bool in_use = false;
+  std::vector<QueuedPod> pods;
+  std::vector<cluster::PodIndex> batch;
+  std::vector<TemplateLimits> limits;
+  std::vector<std::uint32_t> excluded;
+  std::vector<Undo> undo;
+  std::vector<Claim> claims; // the first `claim_count` are this solve's; the rest keep buffers
+  std::vector<std::uint32_t> claim_order;
+  std::vector<std::uint32_t> queue;
+  std::vector<std::size_t> last_len;
+  std::vector<std::string> errors;
+  std::vector<char> failed;
+};
+
+// The thread's scratch, or `fallback` when a solve on this thread is already using it.
+SolveScratch& acquire_scratch(SolveScratch& fallback)
+{
+  thread_local SolveScratch scratch;
+  SolveScratch& s = scratch.in_use ? fallback : scratch;
+  s.in_use = true;
+  s.pods.clear();
+  s.batch.clear();
+  s.excluded.clear();
+  s.undo.clear();
+  s.claim_order.clear();
+  return s;
+}
+
 class Scheduler
 {
 public:
   Scheduler(const SolveInput& input, SolveCache::Impl& cache)
-    : m_input(input), m_cluster(*input.cluster), m_cache(cache), m_in(cache.in), m_templates(cache.templates.list)
+    : m_input(input), m_cluster(*input.cluster), m_cache(cache), m_in(cache.in), m_scratch(acquire_scratch(m_own_scratch)),
+      m_pods(m_scratch.pods), m_batch(m_scratch.batch), m_templates(cache.templates.list), m_limits(m_scratch.limits),
+      m_excluded(m_scratch.excluded), m_undo(m_scratch.undo), m_claims(m_scratch.claims),
+      m_claim_order(m_scratch.claim_order)
   {
   }
 
-  ~Scheduler() { restore_existing(); }
+  ~Scheduler()
+  {
+    restore_existing();
+    m_scratch.in_use = false;
+  }
 
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -614,8 +660,10 @@ private:
   std::vector<model::ResourceId> m_dims;
   bool m_any_host_ports = false;
 
-  std::vector<QueuedPod> m_pods;
-  std::vector<cluster::PodIndex> m_batch; // sorted pod indices of the batch
+  SolveScratch m_own_scratch; // used only when the thread's scratch is taken
+  SolveScratch& m_scratch;
+  std::vector<QueuedPod>& m_pods;
+  std::vector<cluster::PodIndex>& m_batch; // sorted pod indices of the batch
   std::vector<PodError> m_invalid;
 
   // DaemonSets: strict requirement alternatives (one per starting required term).
@@ -628,7 +676,7 @@ private:
   std::vector<Daemon> m_daemons;
 
   std::vector<Template>& m_templates; // weight order; the cache's, used in place
-  std::vector<TemplateLimits> m_limits; // per template
+  std::vector<TemplateLimits>& m_limits; // per template
   // The cache's existing nodes (ExistingSnapshot), changed in place and restored at the end.
   std::vector<ExistingNode>* m_existing = nullptr;
   FreeCapacityIndex* m_index = nullptr;
@@ -641,16 +689,11 @@ private:
     }
   }
   bool m_snapshot_in_use = false;
-  std::vector<std::uint32_t> m_excluded; // positions excluded by this solve
-  struct Undo
-  {
-    std::uint32_t pos = 0;
-    model::Resources remaining;
-    std::size_t host_ports = 0;
-  };
-  std::vector<Undo> m_undo;
-  std::vector<Claim> m_claims;
-  std::vector<std::uint32_t> m_claim_order; // claim ids by pod count ascending (stable)
+  std::vector<std::uint32_t>& m_excluded; // positions excluded by this solve
+  std::vector<Undo>& m_undo;
+  std::vector<Claim>& m_claims; // slots: the first m_claim_count are this solve's NodeClaims
+  std::size_t m_claim_count = 0;
+  std::vector<std::uint32_t>& m_claim_order; // claim ids by pod count ascending (stable)
 
   std::vector<TopologyGroup> m_groups;
   std::vector<TopologyGroup> m_inverse;
@@ -2025,7 +2068,7 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
   const auto& spec = *p.data->spec;
   AddPlan& plan = m_plan;
   std::vector<std::string> errors;
-  const auto claim_id = static_cast<std::uint32_t>(m_claims.size());
+  const auto claim_id = static_cast<std::uint32_t>(m_claim_count);
   for (std::uint32_t ti = 0; ti < m_templates.size(); ++ti) {
     Template& t = m_templates[ti];
     TemplateLimits& l = m_limits[ti];
@@ -2075,19 +2118,24 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
       fail(e);
       continue;
     }
-    // Success: create the NodeClaim.
-    Claim c;
-    c.tmpl = ti;
-    c.id = claim_id;
-    c.reqs = t.base_with_host;
-    c.options = options;
-    c.filter = t.filter;
-    c.group_ports.resize(t.groups.size());
-    for (std::size_t g = 0; g < t.groups.size(); ++g) {
-      c.group_ports[g] = t.groups[g].host_ports;
+    // Success: create the NodeClaim (in a slot whose buffers an earlier solve left).
+    if (m_claim_count == m_claims.size()) {
+      m_claims.emplace_back();
     }
-    m_claims.push_back(std::move(c));
-    Claim& created = m_claims.back();
+    Claim& created = m_claims[m_claim_count++];
+    created.tmpl = ti;
+    created.id = claim_id;
+    created.reqs = t.base_with_host;
+    created.options = options;
+    created.filter = t.filter;
+    created.requests = model::Resources{};
+    created.max_alloc = model::Resources{};
+    created.pods.clear();
+    created.group_ports.resize(t.groups.size());
+    for (std::size_t g = 0; g < t.groups.size(); ++g) {
+      created.group_ports[g] = t.groups[g].host_ports;
+    }
+    created.min_values_relaxed = false;
     commit_claim(created, p, v, plan);
     // Insert into the pod-count order after every claim with at most one pod.
     std::size_t pos = 0;
@@ -2213,7 +2261,8 @@ void Scheduler::finalize(SolveResult& out)
 {
   const KeyId k_reg = m_in.key(k_registered);
   const KeyId k_init = m_in.key(k_initialized);
-  for (auto& c : m_claims) {
+  for (std::size_t ci = 0; ci < m_claim_count; ++ci) {
+    Claim& c = m_claims[ci];
     const Template& t = m_templates[c.tmpl];
     // FinalizeScheduling: drop the placeholder hostname, add the minimum DaemonSet overhead over
     // the groups that still have an option (per resource, over groups requesting it).
@@ -2304,6 +2353,17 @@ void Scheduler::finalize(SolveResult& out)
       std::sort(ct_req.values.begin(), ct_req.values.end());
       c.reqs.add(ct_req, m_in);
     }
+    nc.requests = c.requests;
+    nc.pods = c.pods;
+    nc.min_values_relaxed = c.min_values_relaxed;
+    if (m_input.options.sketch_claims) {
+      nc.sketch = true;
+      if (const Req* ct = c.reqs.find(m_in.k_capacity_type)) {
+        nc.requirements.items().push_back(to_model(*ct, m_in));
+      }
+      out.claims.push_back(std::move(nc));
+      continue;
+    }
     // Labels: template labels plus concrete values of custom (not well-known) requirements.
     nc.labels = t.labels;
     for (const auto& r : c.reqs.items()) {
@@ -2335,11 +2395,8 @@ void Scheduler::finalize(SolveResult& out)
     if (!omit_it_req) {
       nc.requirements.add(std::move(it_req));
     }
-    nc.requests = c.requests;
-    nc.pods = c.pods;
     nc.taints = t.pool->taints;
     nc.startup_taints = t.pool->startup_taints;
-    nc.min_values_relaxed = c.min_values_relaxed;
     nc.options_compatible = true;
     out.claims.push_back(std::move(nc));
   }
@@ -2356,7 +2413,8 @@ SolveResult Scheduler::run()
   prepare_topology();
 
   // NewQueue: CPU desc, memory desc, creation asc, then name and index.
-  std::vector<std::uint32_t> order(m_pods.size());
+  std::vector<std::uint32_t>& order = m_scratch.queue;
+  order.resize(m_pods.size());
   std::iota(order.begin(), order.end(), 0U);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     const auto& pa = m_pods[a];
@@ -2381,9 +2439,15 @@ SolveResult Scheduler::run()
   std::vector<std::uint32_t>& queue = order;
   std::size_t head = 0;
   const auto queued = [&] { return queue.size() - head; };
-  std::vector<std::size_t> last_len(m_pods.size(), std::numeric_limits<std::size_t>::max());
-  std::vector<std::string> errors(m_pods.size());
-  std::vector<bool> failed(m_pods.size(), false);
+  std::vector<std::size_t>& last_len = m_scratch.last_len;
+  last_len.assign(m_pods.size(), std::numeric_limits<std::size_t>::max());
+  std::vector<std::string>& errors = m_scratch.errors;
+  errors.resize(m_pods.size());
+  for (auto& e : errors) {
+    e.clear();
+  }
+  std::vector<char>& failed = m_scratch.failed;
+  failed.assign(m_pods.size(), 0);
   // Failure memo: an identical pod (same spec, requests and origin) fails the same way while
   // nothing has been placed since.
   struct Memo
@@ -2419,10 +2483,10 @@ SolveResult Scheduler::run()
       }
     }
     if (ok) {
-      failed[id] = false;
+      failed[id] = 0;
       errors[id].clear();
     } else {
-      failed[id] = true;
+      failed[id] = 1;
       errors[id] = std::move(err);
       queue.push_back(id);
       last_len[id] = queued();

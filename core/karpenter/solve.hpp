@@ -79,6 +79,10 @@ struct SolveOptions
   // Leave out the instance-type In [options] requirement of new NodeClaims (unless it carries
   // minValues): for callers that rebuild it from the options they keep (consolidation).
   bool omit_instance_type_requirement = false;
+  // New NodeClaims as sketches: options, pods, requests and the capacity-type requirement
+  // only (no other requirements, no labels). For consolidation, which rejects most simulations
+  // on those and solves again for the full claim when it needs one (Solve is a pure function).
+  bool sketch_claims = false;
 };
 
 class SolveCache;
@@ -140,6 +144,9 @@ struct NewNodeClaim
   // interned requirements, so the launch need not repeat it with strings. Cleared by whoever
   // changes the requirements afterwards.
   bool options_compatible = false;
+  // SolveOptions::sketch_claims: `requirements` holds the capacity-type requirement only and
+  // `labels` is empty; not for launching.
+  bool sketch = false;
 };
 
 struct PodError
