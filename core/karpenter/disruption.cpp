@@ -122,6 +122,7 @@ private:
   std::vector<SimTime> m_drift_seen;        // per node: when drift was first observed
   std::vector<std::int8_t> m_requirements_drift; // per node: -1 unknown, 0 no, 1 drifted
   std::vector<std::string> m_last_keep;     // per node: last recorded blocking reason
+  std::vector<CandidateMemo> m_candidate_memo; // per node: make_candidate's pod-derived facts
 
   // make_candidate's answers for the graceful class, per NodePool node in alive order: worked
   // out once per step and shared by emptiness, multi-node and single-node, between which
@@ -364,6 +365,7 @@ std::vector<Candidate> DisruptionController::candidates(Method m, bool record_ke
   ctx.now = m_now;
   ctx.nominated_until = [this](NodeIndex n) { return nominated_until(n); };
   ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
+  ctx.memo = &m_candidate_memo;
   std::vector<Candidate> out;
   const auto consider = [&](NodeIndex n, const CandidateCheck& check) {
     if (!check.candidate) {

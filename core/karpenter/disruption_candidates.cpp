@@ -227,6 +227,39 @@ SimTime consolidatable_at(const cluster::NodeState& node, const model::NodePool&
   return std::max(node.last_pod_event, node.ready_at) + pool.consolidate_after;
 }
 
+namespace {
+
+CandidateMemo& memo_slot(std::vector<CandidateMemo>& memo, NodeIndex index)
+{
+  if (memo.size() <= index) {
+    memo.resize(static_cast<std::size_t>(index) + 1);
+  }
+  return memo[index];
+}
+
+void derive(CandidateMemo& m, const cluster::Cluster& cluster, const cluster::NodeState& node,
+            const NodePoolInput& pool_input)
+{
+  m.valid = true;
+  m.pods = node.pods;
+  m.any_do_not_disrupt = false;
+  m.instance_type = node.instance_type != nullptr ? pool_instance_type(pool_input, *node.instance_type) : nullptr;
+  m.price = m.instance_type != nullptr ? offering_price(*m.instance_type, node.zone, node.capacity_type) : 0;
+  m.all_cost = 0;
+  m.reschedule_cost = 1.0;
+  m.reschedulable.assign(node.pods.begin(), node.pods.end());
+  for (const PodIndex p : node.pods) {
+    const auto& ps = cluster.pod(p);
+    m.any_do_not_disrupt = m.any_do_not_disrupt || (ps.pod.spec && ps.pod.spec->do_not_disrupt > 0);
+    const double ec = ps.pod.spec ? eviction_cost(*ps.pod.spec) : 1.0;
+    m.all_cost += ec;
+    m.reschedule_cost += std::max(0.0, ec);
+  }
+  std::sort(m.reschedulable.begin(), m.reschedulable.end());
+}
+
+} // namespace
+
 CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, DisruptionClass disruption_class)
 {
   CandidateCheck out;
@@ -254,8 +287,13 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   }
   const auto& pool = pools[node.pool];
   const auto& pool_input = (*ctx.pools)[node.pool];
+  CandidateMemo local;
+  CandidateMemo& memo = ctx.memo != nullptr ? memo_slot(*ctx.memo, index) : local;
+  if (!memo.valid || memo.pods != node.pods) {
+    derive(memo, cluster, node, pool_input);
+  }
   const bool ignore_pod_blockers = disruption_class == DisruptionClass::eventual && pool.termination_grace_period;
-  if (!ignore_pod_blockers) {
+  if (!ignore_pod_blockers && memo.any_do_not_disrupt) {
     for (const PodIndex p : node.pods) {
       const auto& ps = cluster.pod(p);
       if (do_not_disrupt_active(ps, ctx.now)) {
@@ -266,6 +304,8 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
         return out;
       }
     }
+  }
+  if (!ignore_pod_blockers) {
     if (ctx.pdbs != nullptr && !ctx.pdbs->empty()) {
       for (const PodIndex p : node.pods) {
         const auto& ps = cluster.pod(p);
@@ -283,20 +323,11 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   Candidate c;
   c.node = index;
   c.pool = node.pool;
-  if (node.instance_type != nullptr) {
-    c.instance_type = pool_instance_type(pool_input, *node.instance_type);
-  }
-  c.price = c.instance_type != nullptr ? offering_price(*c.instance_type, node.zone, node.capacity_type) : 0;
-  double all_cost = 0;
-  c.reschedulable.reserve(node.pods.size());
-  for (const PodIndex p : node.pods) {
-    const auto& ps = cluster.pod(p);
-    const double ec = ps.pod.spec ? eviction_cost(*ps.pod.spec) : 1.0;
-    all_cost += ec;
-    c.reschedulable.push_back(p);
-    c.reschedule_cost += std::max(0.0, ec);
-  }
-  std::sort(c.reschedulable.begin(), c.reschedulable.end());
+  c.instance_type = memo.instance_type;
+  c.price = memo.price;
+  c.reschedulable = memo.reschedulable;
+  c.reschedule_cost = memo.reschedule_cost;
+  const double all_cost = memo.all_cost;
   double lifetime = 1.0;
   if (node.expire_at >= 0 && node.expire_at > node.created_at) {
     const auto total = static_cast<double>(node.expire_at - node.created_at);

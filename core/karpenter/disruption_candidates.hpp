@@ -80,6 +80,21 @@ struct Candidate
   [[nodiscard]] double savings_ratio() const { return price / reschedule_cost; }
 };
 
+// What make_candidate derives from a node's pods and instance type, kept while the node's pod
+// list is unchanged: a disruption pass checks every node, and the pods are scattered over the
+// run's whole pod table (reading them is most of a check).
+struct CandidateMemo
+{
+  bool valid = false;
+  std::vector<cluster::PodIndex> pods; // NodeState::pods when derived
+  bool any_do_not_disrupt = false;     // a pod asks for do-not-disrupt (its expiry needs the clock)
+  std::vector<cluster::PodIndex> reschedulable; // sorted
+  double all_cost = 0;
+  double reschedule_cost = 1.0;
+  const catalog::InstanceType* instance_type = nullptr;
+  double price = 0;
+};
+
 // What candidate checks read.
 struct CandidateContext
 {
@@ -92,6 +107,8 @@ struct CandidateContext
   std::function<SimTime(cluster::NodeIndex)> nominated_until;
   // Nodes already in a disruption command (the orchestration queue).
   std::function<bool(cluster::NodeIndex)> in_queue;
+  // Optional, by node index; grown as needed. Results are the same without it.
+  std::vector<CandidateMemo>* memo = nullptr;
 };
 
 // The outcome of NewCandidate for one node: a candidate, or why it is not one. `blocked` is

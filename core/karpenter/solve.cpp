@@ -27,6 +27,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -94,6 +95,8 @@ struct ExistingNode
     return *own_reqs;
   }
   std::vector<model::Taint> taints; // effective taints (startup/ephemeral dropped while uninitialized)
+  model::Resources daemons; // requests of the compatible DaemonSets
+  Duration consolidate_after = 0; // its NodePool's, if the solve offers the pool; 0 otherwise
   model::Resources remaining;
   ValueId hostname = 0;
   bool initialized = false;
@@ -605,7 +608,10 @@ private:
   void build_templates(); // prepare_templates without the cache
   void prepare_existing();
   [[nodiscard]] bool snapshot_current() const;
+  [[nodiscard]] bool snapshot_refreshable() const;
   void build_snapshot();
+  void refresh_snapshot(); // apply the bindings made since the snapshot
+  static void set_remaining(ExistingNode& e);
   void restore_existing(); // undo this solve's changes to the shared existing-node list
   void prepare_limits();
   void prepare_topology();
@@ -1045,6 +1051,71 @@ bool Scheduler::snapshot_current() const
   return true;
 }
 
+bool Scheduler::snapshot_refreshable() const
+{
+  // Only pods were bound or unbound since: the nodes, their order and the inputs stand.
+  const auto& snap = m_cache.existing;
+  return snap.valid && snap.cluster == m_cluster.instance_id() && snap.epoch == m_cluster.node_epoch()
+         && snap.bindings < m_cluster.binding_log().size() && !snap.host_ports && !m_any_host_ports
+         && snap.pools_generation == m_cache.pools_generation && snap.daemons.size() == m_daemons.size()
+         && std::equal(snap.daemons.begin(), snap.daemons.end(), m_daemons.begin(),
+                       [](const model::PodSpec* s, const Daemon& d) { return s == d.spec; });
+}
+
+void Scheduler::set_remaining(ExistingNode& e)
+{
+  // Remaining = allocatable - bound requests - (compatible DaemonSets - DaemonSets bound).
+  const auto& n = *e.node;
+  model::Resources used = n.requested;
+  used[model::k_pods] = std::max<std::int64_t>(used[model::k_pods], static_cast<std::int64_t>(n.pods.size()));
+  e.remaining = n.allocatable - used - (e.daemons - n.daemon_requested).floored();
+  e.quiet_until = std::numeric_limits<SimTime>::min();
+  if (e.initialized) {
+    const Duration after = e.consolidate_after;
+    if (after > 0 && after != k_never) {
+      const SimTime since = n.last_pod_event > 0 ? n.last_pod_event : n.ready_at;
+      e.quiet_until = since + after; // now - since < after  <=>  now < since + after
+    }
+  }
+}
+
+void Scheduler::refresh_snapshot()
+{
+  auto& snap = m_cache.existing;
+  const auto& log = m_cluster.binding_log();
+  for (std::size_t i = snap.bindings; i < log.size(); ++i) {
+    const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
+                                     std::pair<cluster::NodeIndex, std::uint32_t>{log[i].node, 0});
+    if (it == snap.position.end() || it->first != log[i].node) {
+      continue; // not a destination
+    }
+    auto& e = snap.nodes[it->second];
+    set_remaining(e);
+    snap.index.update(it->second, e);
+    if (snap.moving_now) {
+      snap.moving_index.update(it->second, e);
+    }
+  }
+  snap.bindings = log.size();
+  snap.running_known = false;
+  snap.running.clear();
+  snap.anti_affinity.clear();
+#ifndef NDEBUG
+  // Debug builds check the refreshed snapshot against a fresh one (which then replaces it).
+  std::vector<std::tuple<cluster::NodeIndex, model::Resources, SimTime>> refreshed;
+  for (const auto& e : snap.nodes) {
+    refreshed.emplace_back(e.index, e.remaining, e.quiet_until);
+  }
+  build_snapshot();
+  CAPSIM_CHECK(refreshed.size() == snap.nodes.size(), "solve: the refreshed snapshot lists other nodes");
+  for (std::size_t i = 0; i < refreshed.size(); ++i) {
+    const auto& e = snap.nodes[i];
+    CAPSIM_CHECK(refreshed[i] == std::make_tuple(e.index, e.remaining, e.quiet_until),
+                 "solve: the refreshed snapshot differs from a fresh one at node " + e.node->name);
+  }
+#endif
+}
+
 void Scheduler::build_snapshot()
 {
   auto& snap = m_cache.existing;
@@ -1096,7 +1167,6 @@ void Scheduler::build_snapshot()
         return false;
       });
     }
-    // Remaining = allocatable - bound requests - (compatible DaemonSets - DaemonSets bound).
     model::Resources daemons;
     for (const auto& d : m_daemons) {
       if (!model::tolerates_all(d.spec->tolerations, e.taints, false)) {
@@ -1110,22 +1180,15 @@ void Scheduler::build_snapshot()
         e.host_ports.insert(e.host_ports.end(), d.spec->host_ports.begin(), d.spec->host_ports.end());
       }
     }
-    model::Resources used = n.requested;
-    used[model::k_pods] = std::max<std::int64_t>(used[model::k_pods], static_cast<std::int64_t>(n.pods.size()));
-    e.remaining = n.allocatable - used - (daemons - n.daemon_requested).floored();
+    e.daemons = daemons;
+    e.consolidate_after = np != nullptr ? np->pool->consolidate_after : 0;
+    set_remaining(e);
     if (m_any_host_ports) {
       for (const auto pi : n.pods) {
         const auto& spec = m_cluster.pod(pi).pod.spec;
         if (spec) {
           e.host_ports.insert(e.host_ports.end(), spec->host_ports.begin(), spec->host_ports.end());
         }
-      }
-    }
-    if (np != nullptr && e.initialized) {
-      const Duration after = np->pool->consolidate_after;
-      if (after > 0 && after != k_never) {
-        const SimTime since = n.last_pod_event > 0 ? n.last_pod_event : n.ready_at;
-        e.quiet_until = since + after; // now - since < after  <=>  now < since + after
       }
     }
     snap.nodes.push_back(std::move(e));
@@ -1173,7 +1236,9 @@ void Scheduler::build_snapshot()
 void Scheduler::prepare_existing()
 {
   m_cache.forget_terminated(m_cluster);
-  if (!snapshot_current()) {
+  if (snapshot_refreshable()) {
+    refresh_snapshot();
+  } else if (!snapshot_current()) {
     build_snapshot();
   }
   auto& snap = m_cache.existing;
