@@ -201,9 +201,14 @@ std::optional<SimTime> ClusterAutoscaler::reconcile(SimTime now, const cluster::
   return m_run_now ? now : m_next_loop;
 }
 
-std::vector<ClusterAutoscaler::GroupView> ClusterAutoscaler::observe(const cluster::Cluster& cluster) const
+void ClusterAutoscaler::observe(const cluster::Cluster& cluster, std::vector<GroupView>& views) const
 {
-  std::vector<GroupView> views(m_groups.size());
+  views.resize(m_groups.size());
+  for (auto& v : views) {
+    v.ready.clear();
+    v.launching.clear();
+    v.instances = 0;
+  }
   for (const NodeIndex i : cluster.alive_node_indices()) {
     const auto& n = cluster.node(i);
     if (n.owner != cluster::NodeOwner::node_group || n.pool >= m_groups.size() || !n.alive()
@@ -218,7 +223,6 @@ std::vector<ClusterAutoscaler::GroupView> ClusterAutoscaler::observe(const clust
     }
     ++v.instances;
   }
-  return views;
 }
 
 void ClusterAutoscaler::fulfil(std::size_t g, SimTime now, const cluster::Cluster& cluster, GroupView& view,
@@ -392,7 +396,8 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
   for (auto it = m_deleting.begin(); it != m_deleting.end();) {
     it = cluster.node(it->first).alive() ? std::next(it) : m_deleting.erase(it);
   }
-  auto views = observe(cluster);
+  auto& views = m_views;
+  observe(cluster, views);
   for (std::size_t g = 0; g < m_groups.size(); ++g) {
     auto& s = m_groups[g];
     if (!s.initialized) {
@@ -416,6 +421,9 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
   // The snapshot: registered nodes (being-deleted ones blocked), then upcoming nodes as
   // copies of their group's template.
   Snapshot snapshot;
+  snapshot.reserve(cluster.alive_node_indices().size());
+  // Snapshot pods are bound pods: none has anti-affinity when the cluster counts none.
+  const bool any_anti_affinity = cluster.bound_with_anti_affinity() != 0;
   for (const NodeIndex i : cluster.alive_node_indices()) {
     const auto& n = cluster.node(i);
     if (!n.alive() || (n.lifecycle != NodeLifecycle::ready && n.lifecycle != NodeLifecycle::deleting)) {
@@ -433,7 +441,7 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
     sn.cluster_node = i;
     sn.real = true;
     sn.blocked = n.lifecycle == NodeLifecycle::deleting || n.disrupted_taint;
-    snapshot.add_node(std::move(sn));
+    snapshot.add_node(std::move(sn), any_anti_affinity);
   }
   for (std::size_t g = 0; g < m_groups.size(); ++g) {
     const std::int32_t upcoming = m_groups[g].target - static_cast<std::int32_t>(views[g].ready.size());
@@ -683,8 +691,14 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
   const DrainOptions drain_options{m_settings.skip_nodes_with_local_storage, m_settings.skip_nodes_with_system_pods,
                                    m_settings.blocking_system_pod_disruption_timeout};
   // When a pod was created: when it last became pending (a recreated pod is a new pod).
-  const auto created = [&](const model::Pod* pod, NodeIndex node) -> SimTime {
-    for (const PodIndex p : cluster.node(node).pods) {
+  // `k`: the pod's position in the snapshot node, which lists the node's pods in their order
+  // (then any it simulated there).
+  const auto created = [&](const model::Pod* pod, NodeIndex node, std::size_t k) -> SimTime {
+    const auto& on_node = cluster.node(node).pods;
+    if (k < on_node.size() && &cluster.pod(on_node[k]).pod == pod) {
+      return cluster.pod(on_node[k]).pending_since;
+    }
+    for (const PodIndex p : on_node) {
       if (&cluster.pod(p).pod == pod) {
         return cluster.pod(p).pending_since;
       }
@@ -735,8 +749,9 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
     // RemovalSimulator.SimulateNodeRemoval.
     const std::vector<const model::Pod*> to_move = sn.pods;
     BlockReason blocked = BlockReason::none;
-    for (const auto* p : to_move) {
-      blocked = drainability(*p, created(p, sn.cluster_node), now, drain_options, pdbs);
+    for (std::size_t k = 0; k < to_move.size(); ++k) {
+      const auto* p = to_move[k];
+      blocked = drainability(*p, created(p, sn.cluster_node, k), now, drain_options, pdbs);
       if (blocked != BlockReason::none) {
         break;
       }

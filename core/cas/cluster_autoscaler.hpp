@@ -87,7 +87,8 @@ private:
   };
 
   void run_loop(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
-  std::vector<GroupView> observe(const cluster::Cluster& cluster) const;
+  // Fills `views` (one per group; their buffers are reused from loop to loop).
+  void observe(const cluster::Cluster& cluster, std::vector<GroupView>& views) const;
   // The ASG launches instances up to the group's desired capacity.
   void fulfil(std::size_t g, SimTime now, const cluster::Cluster& cluster, GroupView& view, sim::Actuator& actuator);
   void handle_failures(SimTime now, const cluster::Cluster& cluster, std::vector<GroupView>& views,
@@ -111,6 +112,7 @@ private:
   model::ClusterAutoscalerSettings m_settings;
   ExpanderChain m_expander;
   std::vector<Group> m_groups;
+  std::vector<GroupView> m_views; // observe()'s, kept for its buffers
   HintingSimulator m_filter_sim;  // filter-out-schedulable
   HintingSimulator m_removal_sim; // scale-down removal simulation
   NodeOrdering m_ordering;

@@ -23,13 +23,21 @@ model::Resources pod_footprint(const model::Pod& pod)
   return r;
 }
 
-std::size_t Snapshot::add_node(SnapNode node)
+void Snapshot::reserve(std::size_t nodes)
+{
+  m_nodes.reserve(nodes);
+  m_log.reserve(nodes);
+}
+
+std::size_t Snapshot::add_node(SnapNode node, bool may_have_anti_affinity)
 {
   CAPSIM_CHECK(node.state != nullptr, "snapshot node without state");
   const std::size_t i = m_nodes.size();
-  for (const auto* p : node.pods) {
-    if (has_anti_affinity(*p)) {
-      ++m_anti_affinity_pods;
+  if (may_have_anti_affinity) {
+    for (const auto* p : node.pods) {
+      if (has_anti_affinity(*p)) {
+        ++m_anti_affinity_pods;
+      }
     }
   }
   if (m_by_name_valid) {

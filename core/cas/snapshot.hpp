@@ -35,7 +35,11 @@ class Snapshot
 {
 public:
   // Adds a node that lives outside the snapshot (a cluster node). Returns its index.
-  std::size_t add_node(SnapNode node);
+  // `may_have_anti_affinity` false: the caller knows none of its pods has required pod
+  // anti-affinity (they are not looked at).
+  std::size_t add_node(SnapNode node, bool may_have_anti_affinity = true);
+  // Room for `nodes` nodes (and as many changes) without reallocating.
+  void reserve(std::size_t nodes);
   // Adds a copy of `state` named `name` (hostname label set to it), owned by the snapshot.
   std::size_t add_copy(const cluster::NodeState& state, const std::string& name, const model::Resources& requested,
                        std::int32_t group);

@@ -140,7 +140,11 @@ public:
     std::size_t i = m_leaves + pos;
     m_max[i] = leaf(node);
     for (i /= 2; i >= 1; i /= 2) {
-      m_max[i] = combine(m_max[2 * i], m_max[2 * i + 1]);
+      const Dims m = combine(m_max[2 * i], m_max[2 * i + 1]);
+      if (m == m_max[i]) {
+        return; // the ancestors' maxima stand
+      }
+      m_max[i] = m;
     }
   }
 
