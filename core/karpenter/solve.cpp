@@ -612,10 +612,16 @@ private:
   void build_templates(); // prepare_templates without the cache
   void prepare_existing();
   [[nodiscard]] bool snapshot_current() const;
+  [[nodiscard]] bool snapshot_inputs_same() const; // same cluster, pools and DaemonSets; no host ports
   [[nodiscard]] bool snapshot_refreshable() const;
-  void build_snapshot();
+  // `reuse`: take the entries of nodes unchanged since the last snapshot from it.
+  void build_snapshot(bool reuse = true);
+  [[nodiscard]] ExistingNode make_existing(cluster::NodeIndex i) const;
   void refresh_snapshot(); // apply the bindings made since the snapshot
   static void set_remaining(ExistingNode& e);
+#ifndef NDEBUG
+  void check_snapshot_against_fresh(const char* what);
+#endif
   void restore_existing(); // undo this solve's changes to the shared existing-node list
   void prepare_limits();
   void prepare_topology();
@@ -1055,15 +1061,20 @@ bool Scheduler::snapshot_current() const
   return true;
 }
 
+bool Scheduler::snapshot_inputs_same() const
+{
+  const auto& snap = m_cache.existing;
+  return snap.valid && snap.cluster == m_cluster.instance_id() && !snap.host_ports && !m_any_host_ports
+         && snap.pools_generation == m_cache.pools_generation && snap.daemons.size() == m_daemons.size()
+         && std::equal(snap.daemons.begin(), snap.daemons.end(), m_daemons.begin(),
+                       [](const model::PodSpec* s, const Daemon& d) { return s == d.spec; });
+}
+
 bool Scheduler::snapshot_refreshable() const
 {
   // Only pods were bound or unbound since: the nodes, their order and the inputs stand.
   const auto& snap = m_cache.existing;
-  return snap.valid && snap.cluster == m_cluster.instance_id() && snap.epoch == m_cluster.node_epoch()
-         && snap.bindings < m_cluster.binding_log().size() && !snap.host_ports && !m_any_host_ports
-         && snap.pools_generation == m_cache.pools_generation && snap.daemons.size() == m_daemons.size()
-         && std::equal(snap.daemons.begin(), snap.daemons.end(), m_daemons.begin(),
-                       [](const model::PodSpec* s, const Daemon& d) { return s == d.spec; });
+  return snapshot_inputs_same() && snap.epoch == m_cluster.node_epoch() && snap.bindings < m_cluster.binding_log().size();
 }
 
 void Scheduler::set_remaining(ExistingNode& e)
@@ -1105,24 +1116,110 @@ void Scheduler::refresh_snapshot()
   snap.running.clear();
   snap.anti_affinity.clear();
 #ifndef NDEBUG
-  // Debug builds check the refreshed snapshot against a fresh one (which then replaces it).
-  std::vector<std::tuple<cluster::NodeIndex, model::Resources, SimTime>> refreshed;
-  for (const auto& e : snap.nodes) {
-    refreshed.emplace_back(e.index, e.remaining, e.quiet_until);
-  }
-  build_snapshot();
-  CAPSIM_CHECK(refreshed.size() == snap.nodes.size(), "solve: the refreshed snapshot lists other nodes");
-  for (std::size_t i = 0; i < refreshed.size(); ++i) {
-    const auto& e = snap.nodes[i];
-    CAPSIM_CHECK(refreshed[i] == std::make_tuple(e.index, e.remaining, e.quiet_until),
-                 "solve: the refreshed snapshot differs from a fresh one at node " + e.node->name);
-  }
+  check_snapshot_against_fresh("refreshed");
 #endif
 }
 
-void Scheduler::build_snapshot()
+#ifndef NDEBUG
+// Debug builds check an incrementally made snapshot against one built from scratch (which then
+// replaces it).
+void Scheduler::check_snapshot_against_fresh(const char* what)
+{
+  const auto signature = [](const ExistingSnapshot& s) {
+    std::vector<std::tuple<cluster::NodeIndex, const cluster::NodeState*, const ReqSet*, ValueId, bool,
+                           std::vector<model::Taint>, model::Resources, Duration, model::Resources, SimTime>>
+        out;
+    for (const auto& e : s.nodes) {
+      out.emplace_back(e.index, e.node, e.base_reqs, e.hostname, e.initialized, e.taints, e.daemons, e.consolidate_after,
+                       e.remaining, e.quiet_until);
+    }
+    return out;
+  };
+  const auto incremental = signature(m_cache.existing);
+  const auto position = m_cache.existing.position;
+  const auto pool_capacity = m_cache.existing.pool_capacity;
+  const auto pool_nodes = m_cache.existing.pool_nodes;
+  build_snapshot(false);
+  const auto& fresh = m_cache.existing;
+  CAPSIM_CHECK(incremental == signature(fresh) && position == fresh.position && pool_capacity == fresh.pool_capacity
+                   && pool_nodes == fresh.pool_nodes,
+               std::string("solve: the ") + what + " existing-node snapshot differs from a fresh one");
+}
+#endif
+
+ExistingNode Scheduler::make_existing(cluster::NodeIndex i) const
+{
+  const auto& n = m_cluster.node(i);
+  const auto& cached = m_cache.node(i, n);
+  ExistingNode e;
+  e.index = i;
+  e.node = &n;
+  e.base_reqs = &cached.labels_with_host;
+  e.hostname = cached.hostname;
+  e.initialized = n.lifecycle == cluster::NodeLifecycle::ready;
+  const NodePoolInput* np = nullptr;
+  if (n.owner == cluster::NodeOwner::node_pool) {
+    for (const auto& p : m_input.node_pools) {
+      if (p.index == n.pool) {
+        np = &p;
+      }
+    }
+  }
+  // StateNode.Taints: a managed node that is not initialized is assumed to lose its startup
+  // and known ephemeral taints.
+  e.taints = n.taints;
+  if (n.owner == cluster::NodeOwner::node_pool && !e.initialized) {
+    std::erase_if(e.taints, [&](const model::Taint& t) {
+      if (is_ephemeral_taint(t)) {
+        return true;
+      }
+      if (np != nullptr) {
+        for (const auto& s : np->pool->startup_taints) {
+          if (s.key == t.key && s.effect == t.effect) {
+            return true;
+          }
+        }
+      }
+      return false;
+    });
+  }
+  model::Resources daemons;
+  for (const auto& d : m_daemons) {
+    if (!model::tolerates_all(d.spec->tolerations, e.taints, false)) {
+      continue;
+    }
+    if (!cached.labels.compatible(d.strict.front(), false, m_in)) {
+      continue;
+    }
+    daemons += d.requests;
+    if (m_any_host_ports) {
+      e.host_ports.insert(e.host_ports.end(), d.spec->host_ports.begin(), d.spec->host_ports.end());
+    }
+  }
+  e.daemons = daemons;
+  e.consolidate_after = np != nullptr ? np->pool->consolidate_after : 0;
+  set_remaining(e);
+  if (m_any_host_ports) {
+    for (const auto pi : n.pods) {
+      const auto& spec = m_cluster.pod(pi).pod.spec;
+      if (spec) {
+        e.host_ports.insert(e.host_ports.end(), spec->host_ports.begin(), spec->host_ports.end());
+      }
+    }
+  }
+  return e;
+}
+
+void Scheduler::build_snapshot(bool reuse)
 {
   auto& snap = m_cache.existing;
+  // Nodes not stamped since the last snapshot keep their entries (labels, effective taints,
+  // DaemonSet reservation and position in the order); only their free capacity is redone.
+  ExistingSnapshot old;
+  reuse = reuse && snapshot_inputs_same();
+  if (reuse) {
+    old = std::move(snap);
+  }
   snap = ExistingSnapshot{};
   snap.cluster = m_cluster.instance_id();
   snap.epoch = m_cluster.node_epoch();
@@ -1133,89 +1230,50 @@ void Scheduler::build_snapshot()
   }
   snap.host_ports = m_any_host_ports;
   const auto& nodes = m_cluster.nodes();
+  std::vector<char> kept(old.nodes.size(), 0);
+  std::vector<ExistingNode> fresh;
   for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     const auto& n = nodes[i];
     if (!n.schedulable()) {
       continue;
     }
-    const auto& cached = m_cache.node(i, n);
-    ExistingNode e;
-    e.index = i;
-    e.node = &n;
-    e.base_reqs = &cached.labels_with_host;
-    e.hostname = cached.hostname;
-    e.initialized = n.lifecycle == cluster::NodeLifecycle::ready;
-    const NodePoolInput* np = nullptr;
-    if (n.owner == cluster::NodeOwner::node_pool) {
-      for (const auto& p : m_input.node_pools) {
-        if (p.index == n.pool) {
-          np = &p;
-        }
-      }
-    }
-    // StateNode.Taints: a managed node that is not initialized is assumed to lose its startup
-    // and known ephemeral taints.
-    e.taints = n.taints;
-    if (n.owner == cluster::NodeOwner::node_pool && !e.initialized) {
-      std::erase_if(e.taints, [&](const model::Taint& t) {
-        if (is_ephemeral_taint(t)) {
-          return true;
-        }
-        if (np != nullptr) {
-          for (const auto& s : np->pool->startup_taints) {
-            if (s.key == t.key && s.effect == t.effect) {
-              return true;
-            }
-          }
-        }
-        return false;
-      });
-    }
-    model::Resources daemons;
-    for (const auto& d : m_daemons) {
-      if (!model::tolerates_all(d.spec->tolerations, e.taints, false)) {
+    if (reuse && m_cluster.node_stamp(i) <= old.epoch) {
+      const auto it = std::lower_bound(old.position.begin(), old.position.end(),
+                                       std::pair<cluster::NodeIndex, std::uint32_t>{i, 0});
+      if (it != old.position.end() && it->first == i) {
+        kept[it->second] = 1;
         continue;
       }
-      if (!cached.labels.compatible(d.strict.front(), false, m_in)) {
-        continue;
-      }
-      daemons += d.requests;
-      if (m_any_host_ports) {
-        e.host_ports.insert(e.host_ports.end(), d.spec->host_ports.begin(), d.spec->host_ports.end());
-      }
     }
-    e.daemons = daemons;
-    e.consolidate_after = np != nullptr ? np->pool->consolidate_after : 0;
-    set_remaining(e);
-    if (m_any_host_ports) {
-      for (const auto pi : n.pods) {
-        const auto& spec = m_cluster.pod(pi).pod.spec;
-        if (spec) {
-          e.host_ports.insert(e.host_ports.end(), spec->host_ports.begin(), spec->host_ports.end());
-        }
-      }
-    }
-    snap.nodes.push_back(std::move(e));
+    fresh.push_back(make_existing(i));
   }
-  // sortExistingNodes: initialized first, then by name (a stable order of positions, then one
-  // move per node: ExistingNode is large).
-  std::vector<std::uint32_t> order(snap.nodes.size());
-  std::iota(order.begin(), order.end(), 0U);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const auto& x = snap.nodes[a];
-    const auto& y = snap.nodes[b];
+  // sortExistingNodes: initialized first, then by name (ties: node index, the build order).
+  // The kept entries are in that order already; the fresh ones are sorted and merged in.
+  const auto before = [](const ExistingNode& x, const ExistingNode& y) {
     if (x.initialized != y.initialized) {
       return x.initialized;
     }
     const int c = x.node->name.compare(y.node->name);
-    return c != 0 ? c < 0 : a < b;
-  });
-  std::vector<ExistingNode> sorted;
-  sorted.reserve(order.size());
-  for (const auto i : order) {
-    sorted.push_back(std::move(snap.nodes[i]));
+    return c != 0 ? c < 0 : x.index < y.index;
+  };
+  std::sort(fresh.begin(), fresh.end(), before);
+  snap.nodes.reserve(fresh.size() + old.nodes.size());
+  std::size_t f = 0;
+  for (std::size_t pos = 0; pos < old.nodes.size(); ++pos) {
+    if (kept[pos] == 0) {
+      continue;
+    }
+    ExistingNode& e = old.nodes[pos];
+    e.node = &nodes[e.index]; // the node list may have moved
+    set_remaining(e);
+    while (f < fresh.size() && before(fresh[f], e)) {
+      snap.nodes.push_back(std::move(fresh[f++]));
+    }
+    snap.nodes.push_back(std::move(e));
   }
-  snap.nodes = std::move(sorted);
+  while (f < fresh.size()) {
+    snap.nodes.push_back(std::move(fresh[f++]));
+  }
   snap.position.reserve(snap.nodes.size());
   snap.pool_capacity.assign(m_input.node_pools.size(), model::Resources{});
   snap.pool_nodes.assign(m_input.node_pools.size(), 0);
@@ -1235,6 +1293,11 @@ void Scheduler::build_snapshot()
   std::sort(snap.position.begin(), snap.position.end());
   snap.index.build(snap.nodes);
   snap.valid = true;
+#ifndef NDEBUG
+  if (reuse) {
+    check_snapshot_against_fresh("reused");
+  }
+#endif
 }
 
 void Scheduler::prepare_existing()
@@ -1446,7 +1509,7 @@ void Scheduler::count_domains(TopologyGroup& g)
     if (n.lifecycle == cluster::NodeLifecycle::launching || g.hostname) {
       continue;
     }
-    const auto& cached = m_cache.node(i, n);
+  const auto& cached = m_cache.node(i, n);
     if (!g.filter.matches(n.taints, cached.labels, m_in)) {
       continue;
     }

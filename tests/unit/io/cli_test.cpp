@@ -5,12 +5,15 @@
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <string>
+#include <unistd.h>
 
 namespace {
 
 std::filesystem::path temp_dir()
 {
-  const auto dir = std::filesystem::temp_directory_path() / "capsim_io_cli_test";
+  const auto dir = std::filesystem::temp_directory_path()
+                   / ("capsim_io_cli_test-" + std::to_string(::getpid())); // ctest runs cases in parallel
   std::filesystem::create_directories(dir);
   return dir;
 }

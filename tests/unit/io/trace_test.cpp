@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 using namespace capsim;
 
@@ -352,7 +353,9 @@ TEST_CASE("trace: write then read gives the same pods", "[io][trace]")
 
 TEST_CASE("trace: reading a file reserves once and sorts stably", "[io][trace]")
 {
-  const auto path = (std::filesystem::temp_directory_path() / "capsim_trace_test.csv").string();
+  const auto path = (std::filesystem::temp_directory_path()
+                     / ("capsim_trace_test-" + std::to_string(::getpid()) + ".csv"))
+                        .string();
   {
     std::ofstream out(path);
     out << "arrival,cpu\n";

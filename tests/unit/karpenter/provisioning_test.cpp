@@ -1055,3 +1055,37 @@ TEST_CASE("solve is deterministic and identical with or without a cache", "[karp
   CHECK(a.errors.empty());
   CHECK(a.claims.size() >= 7);
 }
+
+TEST_CASE("sketched NodeClaims carry the full claims' options, pods and capacity-type requirement only",
+          "[karpenter][solve]")
+{
+  Env env(testing::fake_instance_types(20));
+  env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+  PodOptions big = cpu_mem(3000, 0);
+  env.pods(big, 5);
+  PodOptions small = cpu_mem(200, 64 * 1024 * 1024);
+  small.labels = {{"app", "s"}};
+  env.pods(small, 9);
+  SolveInput in = env.input();
+  const auto full = solve(in);
+  in.options.sketch_claims = true;
+  const auto sketch = solve(in);
+  REQUIRE(full.claims.size() >= 2);
+  REQUIRE(sketch.claims.size() == full.claims.size());
+  CHECK(sketch.errors.size() == full.errors.size());
+  for (std::size_t i = 0; i < full.claims.size(); ++i) {
+    const auto& f = full.claims[i];
+    const auto& s = sketch.claims[i];
+    CHECK_FALSE(f.sketch);
+    CHECK(s.sketch);
+    CHECK(s.pods == f.pods);
+    CHECK(s.instance_types == f.instance_types);
+    CHECK(s.requests == f.requests);
+    CHECK(s.labels.empty());
+    REQUIRE(s.requirements.items().size() == 1);
+    const auto* ct = f.requirements.find(k_ct);
+    REQUIRE(ct != nullptr);
+    CHECK(s.requirements.items().front() == *ct);
+    CHECK(f.requirements.items().size() > 1);
+  }
+}

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -53,7 +54,8 @@ const preview::NodeVerdict& find(const std::vector<preview::NodeVerdict>& nodes,
 
 std::filesystem::path temp_dir()
 {
-  const auto dir = std::filesystem::temp_directory_path() / "capsim_preview_test";
+  const auto dir = std::filesystem::temp_directory_path()
+                   / ("capsim_preview_test-" + std::to_string(::getpid())); // ctest runs cases in parallel
   std::filesystem::create_directories(dir);
   return dir;
 }
