@@ -111,22 +111,23 @@ struct ExistingNode
 
 // The largest remaining CPU, memory and pod count over ranges of the existing-node list, so a
 // pod skips the nodes that cannot hold it (first fit in list order, as upstream scans them).
+// Two views share the tree: every node, and the "moving" view without the nodes inside their
+// consolidateAfter window at quiet_now() (the destinations a consolidation simulation denies
+// to the pods it moves); one walk keeps both up to date.
 class FreeCapacityIndex
 {
 public:
   static constexpr std::size_t k_end = SIZE_MAX;
 
-  // `quiet_now`: leave out the nodes still inside their consolidateAfter window at that time
-  // (the destinations a consolidation simulation denies to the pods it moves).
-  void build(const std::vector<ExistingNode>& nodes, std::optional<SimTime> quiet_now = std::nullopt)
+  void build(const std::vector<ExistingNode>& nodes)
   {
-    m_quiet_now = quiet_now;
+    m_quiet_now.reset();
     m_size = nodes.size();
     m_leaves = 1;
     while (m_leaves < m_size) {
       m_leaves *= 2;
     }
-    m_max.assign(2 * m_leaves, k_empty);
+    m_max.assign(2 * m_leaves, Entry{k_empty, k_empty});
     for (std::size_t i = 0; i < m_size; ++i) {
       m_max[m_leaves + i] = leaf(nodes[i]);
     }
@@ -135,12 +136,26 @@ public:
     }
   }
 
+  // The moving view for the clock value `now` (rebuilt: O(nodes)).
+  void set_quiet_now(const std::vector<ExistingNode>& nodes, SimTime now)
+  {
+    m_quiet_now = now;
+    for (std::size_t i = 0; i < m_size; ++i) {
+      m_max[m_leaves + i].moving = leaf(nodes[i]).moving;
+    }
+    for (std::size_t i = m_leaves - 1; i >= 1; --i) {
+      m_max[i].moving = combine(m_max[2 * i].moving, m_max[2 * i + 1].moving);
+    }
+  }
+
+  [[nodiscard]] std::optional<SimTime> quiet_now() const { return m_quiet_now; }
+
   void update(std::size_t pos, const ExistingNode& node)
   {
     std::size_t i = m_leaves + pos;
     m_max[i] = leaf(node);
     for (i /= 2; i >= 1; i /= 2) {
-      const Dims m = combine(m_max[2 * i], m_max[2 * i + 1]);
+      const Entry m = combine(m_max[2 * i], m_max[2 * i + 1]);
       if (m == m_max[i]) {
         return; // the ancestors' maxima stand
       }
@@ -149,22 +164,30 @@ public:
   }
 
   // The first position at or after `from` whose node may fit `r`, or k_end.
-  [[nodiscard]] std::size_t next(std::size_t from, const model::Resources& r) const
+  [[nodiscard]] std::size_t next(std::size_t from, const model::Resources& r, bool moving) const
   {
     const Dims want{r.cpu(), r.memory(), r[model::k_pods]};
-    return find(1, 0, m_leaves, from, want);
+    return moving ? find<&Entry::moving>(1, 0, m_leaves, from, want) : find<&Entry::all>(1, 0, m_leaves, from, want);
   }
 
 private:
   using Dims = std::array<std::int64_t, 3>;
   static constexpr Dims k_empty{INT64_MIN, INT64_MIN, INT64_MIN};
-
-  [[nodiscard]] Dims leaf(const ExistingNode& n) const
+  struct Entry
   {
-    if (n.excluded || (m_quiet_now && *m_quiet_now < n.quiet_until)) {
-      return k_empty;
+    Dims all;
+    Dims moving;
+    bool operator==(const Entry&) const = default;
+  };
+
+  [[nodiscard]] Entry leaf(const ExistingNode& n) const
+  {
+    if (n.excluded) {
+      return {k_empty, k_empty};
     }
-    return Dims{n.remaining.cpu(), n.remaining.memory(), n.remaining[model::k_pods]};
+    const Dims d{n.remaining.cpu(), n.remaining.memory(), n.remaining[model::k_pods]};
+    const bool quiet = m_quiet_now && *m_quiet_now < n.quiet_until;
+    return {d, quiet ? k_empty : d};
   }
 
   static Dims combine(const Dims& a, const Dims& b)
@@ -172,9 +195,12 @@ private:
     return {std::max(a[0], b[0]), std::max(a[1], b[1]), std::max(a[2], b[2])};
   }
 
+  static Entry combine(const Entry& a, const Entry& b) { return {combine(a.all, b.all), combine(a.moving, b.moving)}; }
+
+  template <Dims Entry::*View>
   [[nodiscard]] std::size_t find(std::size_t i, std::size_t lo, std::size_t hi, std::size_t from, const Dims& want) const
   {
-    const Dims& m = m_max[i];
+    const Dims& m = m_max[i].*View;
     if (hi <= from || m[0] < want[0] || m[1] < want[1] || m[2] < want[2]) {
       return k_end;
     }
@@ -182,13 +208,13 @@ private:
       return lo < m_size ? lo : k_end;
     }
     const std::size_t mid = (lo + hi) / 2;
-    const std::size_t left = find(2 * i, lo, mid, from, want);
-    return left != k_end ? left : find(2 * i + 1, mid, hi, from, want);
+    const std::size_t left = find<View>(2 * i, lo, mid, from, want);
+    return left != k_end ? left : find<View>(2 * i + 1, mid, hi, from, want);
   }
 
   std::size_t m_size = 0;
   std::size_t m_leaves = 1;
-  std::vector<Dims> m_max;
+  std::vector<Entry> m_max;
   std::optional<SimTime> m_quiet_now;
 };
 
@@ -209,11 +235,7 @@ struct ExistingSnapshot
   // (NodeIndex, index in nodes), sorted by NodeIndex: sized by the live nodes, not by every
   // node the simulation ever launched.
   std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> position;
-  FreeCapacityIndex index;
-  // The same without the nodes inside their consolidateAfter window at `moving_now`, for the
-  // pods a consolidation simulation moves; built on first use per clock value.
-  FreeCapacityIndex moving_index;
-  std::optional<SimTime> moving_now;
+  FreeCapacityIndex index; // its moving view set on first use per clock value
   // Per NodePool input: capacity and count of its nodes in `nodes` (updateRemainingResources).
   std::vector<model::Resources> pool_capacity;
   std::vector<std::int64_t> pool_nodes;
@@ -696,14 +718,8 @@ private:
   // The cache's existing nodes (ExistingSnapshot), changed in place and restored at the end.
   std::vector<ExistingNode>* m_existing = nullptr;
   FreeCapacityIndex* m_index = nullptr;
-  FreeCapacityIndex* m_moving_index = nullptr; // consolidation simulations only
-  void index_update(std::size_t pos, const ExistingNode& e)
-  {
-    m_index->update(pos, e);
-    if (m_moving_index != nullptr) {
-      m_moving_index->update(pos, e);
-    }
-  }
+  bool m_moving_view = false; // consolidation simulations: moved pods use the moving view
+  void index_update(std::size_t pos, const ExistingNode& e) { m_index->update(pos, e); }
   bool m_snapshot_in_use = false;
   std::vector<std::uint32_t>& m_excluded; // positions excluded by this solve
   std::vector<Undo>& m_undo;
@@ -1107,9 +1123,6 @@ void Scheduler::refresh_snapshot()
     auto& e = snap.nodes[it->second];
     set_remaining(e);
     snap.index.update(it->second, e);
-    if (snap.moving_now) {
-      snap.moving_index.update(it->second, e);
-    }
   }
   snap.bindings = log.size();
   snap.running_known = false;
@@ -1311,13 +1324,9 @@ void Scheduler::prepare_existing()
   auto& snap = m_cache.existing;
   m_existing = &snap.nodes;
   m_index = &snap.index;
-  m_moving_index = nullptr;
-  if (m_input.options.consolidation_simulation) {
-    if (snap.moving_now != m_input.options.now) {
-      snap.moving_index.build(snap.nodes, m_input.options.now);
-      snap.moving_now = m_input.options.now;
-    }
-    m_moving_index = &snap.moving_index;
+  m_moving_view = m_input.options.consolidation_simulation;
+  if (m_moving_view && snap.index.quiet_now() != m_input.options.now) {
+    snap.index.set_quiet_now(snap.nodes, m_input.options.now);
   }
   m_snapshot_in_use = true;
   m_placements.reserve(m_pods.size()); // at most one placement (and undo entry) per pod
@@ -2063,11 +2072,11 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
   AddPlan& plan = m_plan;
   auto& nodes = *m_existing;
   // IsConsolidationSimulation: the pods it moves skip nodes inside their consolidateAfter
-  // window (the moving index leaves those out).
-  const bool moving = m_moving_index != nullptr && !p.pending && !p.from_deleting;
-  const FreeCapacityIndex& index = moving ? *m_moving_index : *m_index;
-  for (std::size_t pos = index.next(0, p.requests); pos != FreeCapacityIndex::k_end;
-       pos = index.next(pos + 1, p.requests)) {
+  // window (the index's moving view leaves those out).
+  const bool moving = m_moving_view && !p.pending && !p.from_deleting;
+  const FreeCapacityIndex& index = *m_index;
+  for (std::size_t pos = index.next(0, p.requests, moving); pos != FreeCapacityIndex::k_end;
+       pos = index.next(pos + 1, p.requests, moving)) {
     auto& e = nodes[pos];
     if (!p.requests.fits_in(e.remaining) || host_blocked(e.hostname)) {
       continue;

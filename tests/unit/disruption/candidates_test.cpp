@@ -211,3 +211,99 @@ TEST_CASE("Balanced policy: a move whose savings are small next to the pool's co
 }
 
 } // namespace capsim::karpenter::dtest
+
+namespace capsim::karpenter::dtest {
+
+TEST_CASE("make_candidate answers the same with its per-node memo as without, as pods come and go",
+          "[disruption][candidates]")
+{
+  const auto types = testing::fake_instance_types(3);
+  model::Scenario scenario;
+  scenario.node_pools.emplace_back();
+  scenario.node_pools[0].name = "default";
+  std::vector<const catalog::InstanceType*> offered;
+  for (const auto& t : types) {
+    offered.push_back(&t);
+  }
+  std::vector<NodePoolInput> pools(1);
+  pools[0].pool = &scenario.node_pools[0];
+  pools[0].instance_types = make_type_list(offered);
+
+  cluster::Cluster c;
+  cluster::NodeState n;
+  n.name = "node-0";
+  n.owner = cluster::NodeOwner::node_pool;
+  n.pool = 0;
+  n.lifecycle = cluster::NodeLifecycle::ready;
+  n.instance_type = &types[2];
+  n.zone = types[2].offerings.front().zone;
+  n.capacity_type = types[2].offerings.front().capacity_type;
+  n.allocatable = types[2].allocatable();
+  n.expire_at = 10 * k_hour;
+  const auto node = c.add_node(n);
+
+  const auto spec = [](std::int32_t priority, std::int64_t deletion_cost, Duration do_not_disrupt) {
+    auto s = std::make_shared<model::PodSpec>();
+    s->priority = priority;
+    s->deletion_cost = deletion_cost;
+    s->do_not_disrupt = do_not_disrupt;
+    return model::PodSpecPtr(s);
+  };
+  const std::vector<model::PodSpecPtr> specs = {spec(0, 0, 0), spec(1 << 26, 0, 0), spec(0, -(1 << 29), 0),
+                                                spec(0, 0, 5 * k_minute)};
+  std::vector<cluster::PodIndex> pods;
+  for (int i = 0; i < 8; ++i) {
+    model::Pod p;
+    p.name = "pod-" + std::to_string(i);
+    p.spec = specs[static_cast<std::size_t>(i) % specs.size()];
+    pods.push_back(c.add_pod(p));
+  }
+
+  std::vector<CandidateMemo> memo;
+  CandidateContext with;
+  with.cluster = &c;
+  with.scenario = &scenario;
+  with.pools = &pools;
+  with.memo = &memo;
+  CandidateContext without = with;
+  without.memo = nullptr;
+
+  // Bind and unbind in an order that reorders the node's pod list, at times inside and after
+  // the do-not-disrupt window.
+  const std::vector<std::pair<std::size_t, bool>> steps = {{0, true}, {1, true}, {2, true}, {1, false}, {3, true},
+                                                           {4, true}, {3, false}, {5, true}, {0, false}, {6, true},
+                                                           {7, true}, {2, false}, {1, true}, {7, false}};
+  SimTime now = 0;
+  std::size_t compared = 0;
+  for (const auto& [i, bind] : steps) {
+    now += 2 * k_minute;
+    if (bind) {
+      c.bind(pods[i], node, now);
+      c.pod_mut(pods[i]).started_at = now;
+    } else {
+      c.unbind(pods[i], now);
+    }
+    for (const SimTime at : {now, now + 10 * k_minute}) {
+      with.now = without.now = at;
+      const auto a = make_candidate(with, node, DisruptionClass::graceful);
+      const auto b = make_candidate(without, node, DisruptionClass::graceful);
+      const auto again = make_candidate(with, node, DisruptionClass::graceful); // from the memo
+      for (const auto* x : {&a, &again}) {
+        CHECK(x->blocked == b.blocked);
+        REQUIRE(x->candidate.has_value() == b.candidate.has_value());
+        if (b.candidate) {
+          CHECK(x->candidate->reschedulable == b.candidate->reschedulable);
+          CHECK(x->candidate->instance_type == b.candidate->instance_type);
+          CHECK(x->candidate->price == b.candidate->price);
+          CHECK(x->candidate->reschedule_cost == b.candidate->reschedule_cost);
+          CHECK(x->candidate->disruption_cost == b.candidate->disruption_cost);
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared > 10); // both blocked (do-not-disrupt) and candidate answers were seen
+  CHECK(memo.size() == 1);
+}
+
+} // namespace capsim::karpenter::dtest
