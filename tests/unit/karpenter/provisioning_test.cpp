@@ -1061,10 +1061,12 @@ TEST_CASE("sketched NodeClaims carry the full claims' options, pods and capacity
 {
   Env env(testing::fake_instance_types(20));
   env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+  // Two zones, so at least two NodeClaims.
   PodOptions big = cpu_mem(3000, 0);
+  big.node_requirements = {req(k_zone, Operator::in, {"test-zone-1"})};
   env.pods(big, 5);
   PodOptions small = cpu_mem(200, 64 * 1024 * 1024);
-  small.labels = {{"app", "s"}};
+  small.node_requirements = {req(k_zone, Operator::in, {"test-zone-2"})};
   env.pods(small, 9);
   SolveInput in = env.input();
   const auto full = solve(in);
