@@ -10,6 +10,7 @@
 #include "core/catalog/filter.hpp"
 #include "core/catalog/import.hpp"
 #include "core/catalog/load.hpp"
+#include "core/io/text_guard.hpp"
 
 #include <fmt/format.h>
 
@@ -88,7 +89,10 @@ model::Requirements build_filter(const CatalogOptions& o, const catalog::Catalog
     warn(fmt::format("no instance type has label '{}'{}; it does not filter instance types", key, hint));
   };
   if (!o.requirements_file.empty()) {
-    const auto np = catalog::parse_nodepool_requirements(read_file(o.requirements_file), o.requirements_file);
+    const std::string text = read_file(o.requirements_file);
+    io::check_text(text, o.requirements_file);
+    io::check_yaml_documents(text, o.requirements_file);
+    const auto np = catalog::parse_nodepool_requirements(text, o.requirements_file);
     for (const auto& r : np.items()) {
       check_key(r.key, {o.requirements_file}, false);
     }

@@ -322,6 +322,7 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
   for (auto& s : sources) {
     s.text = read_text_file(s.path, {}, k_max_document_bytes);
     check_text(s.text, s.path, k_max_yaml_depth);
+    check_yaml_documents(s.text, s.path);
     std::vector<YAML::Node> docs;
     try {
       docs = YAML::LoadAll(s.text);

@@ -2086,6 +2086,7 @@ model::Scenario parse_scenario(std::string_view text, const std::string& source_
                                const ParseOptions& options)
 {
   check_text(text, source_name, k_max_yaml_depth);
+  check_yaml_documents(text, source_name);
   std::vector<YAML::Node> raw;
   try {
     raw = YAML::LoadAll(std::string(text));

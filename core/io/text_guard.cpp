@@ -1,12 +1,54 @@
 #include "core/io/text_guard.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <istream>
+#include <streambuf>
 #include <vector>
 
 namespace capsim::io {
 
 namespace {
+
+// A read-only stream over text the caller keeps alive (a scenario or dump is not copied).
+class ViewBuffer : public std::streambuf
+{
+public:
+  explicit ViewBuffer(std::string_view text)
+  {
+    char* begin = const_cast<char*>(text.data()); // NOLINT: read only (no putback area is used)
+    setg(begin, begin, begin + text.size());
+  }
+};
+
+// Remembers where the last document started; ignores everything else.
+class DocumentStarts : public YAML::EventHandler
+{
+public:
+  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnAlias(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnScalar(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& /*value*/) override
+  {
+  }
+  void OnSequenceStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                       YAML::EmitterStyle::value /*style*/) override
+  {
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override
+  {
+  }
+  void OnMapEnd() override {}
+
+  YAML::Mark start = YAML::Mark::null_mark();
+};
 
 bool is_space(char c)
 {
@@ -290,6 +332,39 @@ void check_text(std::string_view text, const std::string& file, int max_depth)
   if (r.max_depth > max_depth) {
     throw InputError(SourceLocation{file, static_cast<std::uint32_t>(r.line), static_cast<std::uint32_t>(r.column)},
                      fmt::format("nesting is deeper than {} levels (refused before parsing)", max_depth));
+  }
+}
+
+void check_yaml_documents(std::string_view text, const std::string& file)
+{
+  ViewBuffer buffer(text);
+  std::istream in(&buffer);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  // A document other than the first starts on a line of its own ('---' or '...' first).
+  const auto limit = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 2;
+  std::size_t documents = 0;
+  int last = -1;
+  try {
+    for (;;) {
+      starts.start = YAML::Mark::null_mark();
+      if (!parser.HandleNextDocument(starts)) {
+        break;
+      }
+      const YAML::Mark& m = starts.start;
+      ++documents;
+      if ((m.pos >= 0 && m.pos == last) || documents > limit) {
+        const auto pos = static_cast<std::size_t>(std::max(m.pos, 0));
+        const std::string token = pos < text.size() ? std::string(1, text[pos]) : std::string("end of input");
+        throw InputError(SourceLocation{file, static_cast<std::uint32_t>(m.line + 1), static_cast<std::uint32_t>(m.column + 1)},
+                         fmt::format("a YAML document cannot start with '{}' here (the parser would not get past "
+                                     "it; expected a mapping such as 'apiVersion: ...')",
+                                     token));
+      }
+      last = m.pos;
+    }
+  } catch (const YAML::Exception&) {
+    // A syntax error: the caller's parse reports it, at the same position.
   }
 }
 

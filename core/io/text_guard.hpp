@@ -15,6 +15,14 @@ namespace capsim::io {
 // plain scalars, never fewer for well-formed input.
 void check_text(std::string_view text, const std::string& file, int max_depth = 64);
 
+// Walks the YAML stream's documents with yaml-cpp's event parser before YAML::LoadAll builds
+// them: yaml-cpp 0.7's LoadAll loops forever, allocating, when a document starts at a token the
+// parser does not consume (a ',' after a root node is one such; check_text refuses the forms
+// known). Two documents starting at the same place, or more documents than lines, mean that
+// loop: throws InputError at FILE:LINE:COL of the token. Syntax errors are left to the caller's
+// parse, which reports them with the same position.
+void check_yaml_documents(std::string_view text, const std::string& file);
+
 // The nesting estimate used by check_text, exposed for tests: the deepest level reached and,
 // when it is over `max_depth`, the 1-based line and column where it was first exceeded.
 struct NestingReport

@@ -65,3 +65,22 @@ TEST_CASE("text guard: refuses binary, bad UTF-8 and deep nesting with a locatio
   CHECK_THROWS_WITH(io::check_text(std::string(10, '[') + std::string(10, ']'), "f.yaml", 8),
                     "f.yaml:1:8: error: nesting is deeper than 8 levels (refused before parsing)");
 }
+
+TEST_CASE("text guard: a document yaml-cpp's LoadAll would loop on is refused where it starts", "[io][hostile]")
+{
+  // Inputs on which yaml-cpp 0.7's LoadAll never returns (it keeps producing empty documents
+  // at the same token); check_text refuses these forms too, this is the parser-level guard.
+  const std::string message = "a YAML document cannot start with ',' here (the parser would not get past it; expected "
+                              "a mapping such as 'apiVersion: ...')";
+  CHECK_THROWS_WITH(io::check_yaml_documents(",", "f.yaml"), "f.yaml:1:1: error: " + message);
+  CHECK_THROWS_WITH(io::check_yaml_documents("{a: 1}\n,", "f.yaml"), "f.yaml:2:1: error: " + message);
+  CHECK_THROWS_WITH(io::check_yaml_documents("[1, 2]\n, 3\n", "f.yaml"), "f.yaml:2:1: error: " + message);
+  CHECK_THROWS_AS(io::check_yaml_documents("  : \n,", "f.yaml"), InputError);
+  // Well-formed streams, empty documents included, pass; syntax errors are the caller's to report.
+  CHECK_NOTHROW(io::check_yaml_documents("", "f.yaml"));
+  CHECK_NOTHROW(io::check_yaml_documents("a: 1\n---\nb: 2\n...\n---\n- c\n", "f.yaml"));
+  CHECK_NOTHROW(io::check_yaml_documents("---\n---\n---\na: 1\n", "f.yaml"));
+  CHECK_NOTHROW(io::check_yaml_documents("{\"kind\": \"List\", \"items\": [{\"a\": 1}]}", "f.yaml"));
+  CHECK_NOTHROW(io::check_yaml_documents("a: [1\n", "f.yaml"));
+  CHECK_NOTHROW(io::check_yaml_documents("a: 1\n}\n", "f.yaml"));
+}
