@@ -267,6 +267,7 @@ SimulationContext DisruptionController::sim_context()
   ctx.now = m_now;
   ctx.version = version();
   ctx.spot_to_spot = scenario().settings.karpenter.spot_to_spot_consolidation;
+  ctx.reasons = m_act->records_decisions();
   return ctx;
 }
 
@@ -865,7 +866,7 @@ void DisruptionController::record(Method m, const std::string& nodes, const std:
 
 void DisruptionController::keep(Method m, NodeIndex n, const std::string& why)
 {
-  if (m_last_keep[n] == why) {
+  if (!m_act->records_decisions() || m_last_keep[n] == why) {
     return;
   }
   m_last_keep[n] = why;

@@ -167,7 +167,7 @@ double estimated_savings(const Command& cmd, const OfferingAvailable& available)
 }
 
 Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates, bool consolidation,
-                               bool sketch)
+                               bool sketch, bool stop_on_delete_veto)
 {
   const auto& cluster = *ctx.cluster;
   SolveInput in = ctx.controller->solve_input(cluster, *ctx.actuator);
@@ -219,9 +219,14 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
   // Consolidation reads the options only and rebuilds the requirement from those it keeps.
   in.options.omit_instance_type_requirement = consolidation;
   in.options.sketch_claims = sketch;
+  in.options.stop_on_delete_veto = stop_on_delete_veto;
   in.options.now = ctx.now;
   Simulation out;
   out.result = solve(in);
+  if (out.result.stopped) {
+    out.failure = k_reason_not_recorded;
+    return out;
+  }
   for (const auto& e : out.result.errors) {
     const auto& p = cluster.pod(e.pod);
     if (p.phase != PodPhase::pending) {
@@ -254,7 +259,7 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
   // Spot candidates without spot-to-spot: a replacement that may be spot is rejected on sight,
   // so sketched claims are enough for most simulations (the full one follows when needed).
   const bool sketch = all_spot && !ctx.spot_to_spot;
-  Simulation sim = simulate_scheduling(ctx, candidates, true, sketch);
+  Simulation sim = simulate_scheduling(ctx, candidates, true, sketch, sketch && !ctx.reasons);
   if (!sim.failure.empty()) {
     out.rejected = sim.failure;
     return out;

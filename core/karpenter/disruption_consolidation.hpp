@@ -50,11 +50,17 @@ struct SimulationContext
   SimTime now = 0;
   std::string version = "1.14"; // settings.karpenter.version
   bool spot_to_spot = false;    // feature gate SpotToSpotConsolidation
+  // Whether rejections need their reasons (--explain). Without, a simulation that can only
+  // delete stops at the first sign of a veto (SolveOptions::stop_on_delete_veto) and the
+  // rejection reads k_reason_not_recorded.
+  bool reasons = true;
   // The currently reschedulable pods of deleting and marked-for-deletion nodes, with their
   // node, in node order: worked out on the first simulation, since a context is used while
   // the cluster stands still (a pass simulates each candidate against the same cluster).
   mutable std::optional<std::vector<std::pair<cluster::NodeIndex, cluster::PodIndex>>> deleting_pods;
 };
+
+inline constexpr const char* k_reason_not_recorded = "rejected";
 
 // SimulateScheduling's outcome. `failure` names the first non-pending pod that would not be
 // scheduled (or would land on an uninitialized node); "" when every non-pending pod fits.
@@ -69,9 +75,10 @@ struct Simulation
 // deleting and marked-for-deletion nodes. `consolidation` sets IsConsolidationSimulation
 // (v1.14+ consolidateAfter destination rule) and leaves the instance-type requirement out of
 // new claims (consolidation reads their options and rebuilds it from the ones it keeps).
-// `sketch`: new claims as SolveOptions::sketch_claims describes.
+// `sketch`: new claims as SolveOptions::sketch_claims describes; `stop_on_delete_veto`: as
+// SolveOptions describes (a stopped solve is a failure reading k_reason_not_recorded).
 [[nodiscard]] Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
-                                             bool consolidation, bool sketch = false);
+                                             bool consolidation, bool sketch = false, bool stop_on_delete_veto = false);
 
 // Offering prices (worst_launch_price, cheapest_price) come from core/karpenter/launch.hpp.
 

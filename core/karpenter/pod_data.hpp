@@ -41,6 +41,8 @@ struct SpecData
   std::vector<std::uint16_t> preferred_affinity_order; // heaviest first (stable)
   std::vector<std::uint16_t> preferred_anti_affinity_order;
   bool has_pns_toleration = false; // already tolerates {Exists, PreferNoSchedule}
+  // The node selector or a node affinity term (required or preferred) names the capacity type.
+  bool names_capacity_type = false;
   std::vector<PodVariant> variants; // computed lazily by variant()
   bool exhausted = false;           // no further relaxation possible after variants.back()
 };

@@ -60,6 +60,10 @@ struct Template
   std::vector<std::int32_t> group_of; // per pool type index, -1 if not an option
   std::vector<TypeSet> group_mask;    // per group: its instance types
   model::Labels labels;
+  // Every NodeClaim of this template keeps spot among its capacity types, whatever zones its
+  // pods narrow it to (unless a pod or topology narrows the capacity type itself): it allows
+  // spot, each option offers spot wherever it offers anything, and no minValues can drop it.
+  bool claims_allow_spot = false;
 };
 
 // A template's NodePool limits during one solve.
@@ -632,6 +636,7 @@ private:
   void prepare_pods();
   void prepare_templates();
   void build_templates(); // prepare_templates without the cache
+  [[nodiscard]] bool claims_allow_spot(const Template& t) const;
   void prepare_existing();
   [[nodiscard]] bool snapshot_current() const;
   [[nodiscard]] bool snapshot_inputs_same() const; // same cluster, pools and DaemonSets; no host ports
@@ -647,6 +652,9 @@ private:
   void restore_existing(); // undo this solve's changes to the shared existing-node list
   void prepare_limits();
   void prepare_topology();
+  // SolveOptions::stop_on_delete_veto
+  [[nodiscard]] bool any_claim_vetoes_delete() const;
+  [[nodiscard]] bool bound_pod_fits_nowhere() const;
 
   // DaemonSets
   [[nodiscard]] bool daemon_compatible_with_template(std::size_t ds, const Template& t, const TypeInfo& type) const;
@@ -736,6 +744,8 @@ private:
 
   std::vector<Placement> m_placements;
   std::uint64_t m_version = 0; // bumps on every placement (failure memo validity)
+  bool m_claim_vetoes = false; // stop_on_delete_veto and any_claim_vetoes_delete()
+  bool m_stopped = false;
 
   // Per attempt: hostname topology limits checked before the full requirement/topology path
   // (a node or NodeClaim whose hostname count exceeds the limit can never pass it).
@@ -1057,8 +1067,31 @@ void Scheduler::build_templates()
     t.options.for_each([&](std::size_t ti) { t.group_mask[static_cast<std::size_t>(t.group_of[ti])].set(ti); });
     t.base_with_host = t.reqs;
     t.base_with_host.set(make_in(m_in.k_hostname, k_claim_host_base));
+    t.claims_allow_spot = claims_allow_spot(t);
     m_templates.push_back(std::move(t));
   }
+}
+
+bool Scheduler::claims_allow_spot(const Template& t) const
+{
+  const auto spot_value = m_in.find_value(model::k_capacity_spot);
+  const int spot = spot_value ? m_cache.space.capacity_type_index(*spot_value) : -1;
+  if (spot < 0 || ((t.filter.capacity_types >> spot) & 1U) == 0
+      || (t.reqs.has_min_values() && !m_input.options.min_values_best_effort)) {
+    return false;
+  }
+  bool all = true;
+  t.options.for_each([&](std::size_t ti) {
+    const auto& zones = t.types->types()[ti].available_zones;
+    std::uint64_t offered = 0;
+    for (std::size_t c = 0; c < zones.size(); ++c) {
+      if (((t.filter.capacity_types >> c) & 1U) != 0) {
+        offered |= zones[c];
+      }
+    }
+    all = all && ((offered & t.filter.zones) & ~zones[static_cast<std::size_t>(spot)]) == 0;
+  });
+  return all;
 }
 
 bool Scheduler::snapshot_current() const
@@ -1345,6 +1378,29 @@ void Scheduler::prepare_existing()
       index_update(pos, e);
     }
   }
+}
+
+bool Scheduler::any_claim_vetoes_delete() const
+{
+  // Any NodeClaim created stays in the result allowing spot: every template keeps spot, and
+  // nothing in this solve narrows the capacity type.
+  const auto keyed_on_capacity_type = [this](const TopologyGroup& g) { return g.key == m_in.k_capacity_type; };
+  return std::all_of(m_templates.begin(), m_templates.end(), [](const Template& t) { return t.claims_allow_spot; })
+         && std::none_of(m_pods.begin(), m_pods.end(), [](const QueuedPod& p) { return p.data->names_capacity_type; })
+         && std::none_of(m_groups.begin(), m_groups.end(), keyed_on_capacity_type)
+         && std::none_of(m_inverse.begin(), m_inverse.end(), keyed_on_capacity_type);
+}
+
+bool Scheduler::bound_pod_fits_nowhere() const
+{
+  // Placements only shrink the free capacity, so such a pod ends on a NodeClaim or fails.
+  return std::any_of(m_pods.begin(), m_pods.end(), [this](const QueuedPod& p) {
+    if (p.state->phase == cluster::PodPhase::pending) {
+      return false;
+    }
+    const bool moving = m_moving_view && !p.pending && !p.from_deleting;
+    return m_index->next(0, p.requests, moving) == FreeCapacityIndex::k_end;
+  });
 }
 
 void Scheduler::restore_existing()
@@ -2105,6 +2161,10 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
     e.remaining -= p.requests;
     e.host_ports.insert(e.host_ports.end(), spec.host_ports.begin(), spec.host_ports.end());
     index_update(pos, e);
+    // A moved pod on a node that is not Ready vetoes the command (simulate_scheduling).
+    m_stopped = m_stopped
+                || (m_input.options.stop_on_delete_veto && p.state->phase != cluster::PodPhase::pending
+                    && !p.from_deleting && e.node->lifecycle != cluster::NodeLifecycle::ready);
     if (p.topo != nullptr && p.topo->any) {
       record(p, v, e.taints, e.reqs());
     }
@@ -2278,6 +2338,7 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
     }
     created.min_values_relaxed = false;
     commit_claim(created, p, v, plan);
+    m_stopped = m_stopped || m_claim_vetoes;
     // Insert into the pod-count order after every claim with at most one pod.
     std::size_t pos = 0;
     while (pos < m_claim_order.size() && m_claims[m_claim_order[pos]].pods.size() <= 1) {
@@ -2552,6 +2613,10 @@ SolveResult Scheduler::run()
   prepare_existing();
   prepare_limits();
   prepare_topology();
+  if (m_input.options.stop_on_delete_veto) {
+    m_claim_vetoes = any_claim_vetoes_delete();
+    m_stopped = m_claim_vetoes && bound_pod_fits_nowhere();
+  }
 
   // NewQueue: CPU desc, memory desc, creation asc, then name and index.
   std::vector<std::uint32_t>& order = m_scratch.queue;
@@ -2601,7 +2666,7 @@ SolveResult Scheduler::run()
     std::string error;
     bool valid = false;
   } memo;
-  while (queued() != 0) {
+  while (queued() != 0 && !m_stopped) {
     const std::uint32_t id = queue[head];
     if (last_len[id] == queued()) {
       break; // a full cycle without progress
@@ -2635,6 +2700,10 @@ SolveResult Scheduler::run()
   }
 
   SolveResult out;
+  if (m_stopped) {
+    out.stopped = true;
+    return out;
+  }
   out.existing = std::move(m_placements);
   finalize(out);
   for (std::size_t i = 0; i < m_pods.size(); ++i) {

@@ -83,6 +83,12 @@ struct SolveOptions
   // only (no other requirements, no labels). For consolidation, which rejects most simulations
   // on those and solves again for the full claim when it needs one (Solve is a pure function).
   bool sketch_claims = false;
+  // For consolidation of spot candidates without SpotToSpotConsolidation when nobody reads why a
+  // simulation fails: such a command can only delete, so a result with a NodeClaim that may
+  // launch spot, a bound pod that fits nowhere, or a moved pod on a node that is not Ready is
+  // rejected whatever else it holds. The solve stops at the first of these it is sure of and
+  // returns only SolveResult::stopped.
+  bool stop_on_delete_veto = false;
 };
 
 class SolveCache;
@@ -160,6 +166,7 @@ struct SolveResult
   std::vector<Placement> existing;   // in placement order
   std::vector<NewNodeClaim> claims;  // in creation order
   std::vector<PodError> errors;      // sorted by pod index
+  bool stopped = false;              // SolveOptions::stop_on_delete_veto fired; the rest is empty
 };
 
 [[nodiscard]] SolveResult solve(const SolveInput& input);

@@ -70,6 +70,9 @@ public:
   // Record a decision for --explain and the HTML report.
   virtual void record(report::Decision decision) = 0;
 
+  // Whether record() keeps decisions; when not, policies may skip working out their reasons.
+  [[nodiscard]] virtual bool records_decisions() const { return true; }
+
   // Set or clear the karpenter.sh/disrupted:NoSchedule taint (NodeState::disrupted_taint): a
   // node in a disruption command takes no new pods. The default ignores it (test fakes).
   virtual void set_disrupted(cluster::NodeIndex /*node*/, bool /*disrupted*/) {}

@@ -63,6 +63,7 @@ public:
                                         std::string_view capacity_type) const override;
   [[nodiscard]] std::uint64_t availability_version() const override;
   void record(report::Decision decision) override;
+  [[nodiscard]] bool records_decisions() const override { return m_input.explain; }
   void set_disrupted(cluster::NodeIndex node, bool disrupted) override;
 
   // Mark an offering unavailable until now + ttl (ICE / interruption).

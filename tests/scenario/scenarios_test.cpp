@@ -156,6 +156,27 @@ TEST_CASE("golden results: the mid-size scenario and its decisions pinned byte f
   CHECK(read_file(dir / "midsize.json") == actual);
 }
 
+TEST_CASE("golden results: the mid-size scenario gives the same results without --explain", "[scenario][golden]")
+{
+  // Without --explain, consolidation does not work out why it rejects a candidate and stops
+  // simulations at the first sign of a veto (SolveOptions::stop_on_delete_veto): every result
+  // must still be the pinned one.
+  const auto dir = source_dir() / "tests" / "scenario" / "golden";
+  const std::string plain =
+      report::render_json(sim::run_scenario(io::load_scenario((dir / "midsize.yaml").string()), {}));
+  auto actual = nlohmann::ordered_json::parse(plain);
+  auto pinned = nlohmann::ordered_json::parse(read_file(dir / "midsize.json"));
+  REQUIRE(actual["results"].size() == pinned["results"].size());
+  for (std::size_t i = 0; i < pinned["results"].size(); ++i) {
+    auto& p = pinned["results"][i];
+    CHECK(p["decisions_count"].get<std::size_t>() > 0);
+    p.erase("decisions_count");
+    p.erase("decisions_fnv1a64");
+    CHECK_FALSE(actual["results"][i].contains("decisions"));
+  }
+  CHECK(actual.dump(2) == pinned.dump(2));
+}
+
 TEST_CASE("spec.pricing: an on-demand discount changes the effective cost, not the decisions", "[scenario][pricing]")
 {
   const auto path = (source_dir() / "scenarios" / "quickstart.yaml").string();

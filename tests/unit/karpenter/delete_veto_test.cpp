@@ -1,0 +1,307 @@
+// SolveOptions::stop_on_delete_veto: consolidation of spot candidates without spot-to-spot, run
+// without --explain, lets the solve stop at the first sign that the candidates cannot simply be
+// deleted. A stopped solve must be one whose full result consolidation rejects, and a solve that
+// does not stop must give the full result.
+#include "core/karpenter/solve.hpp"
+#include "tests/unit/karpenter/harness.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace capsim;
+using namespace capsim::karpenter;
+using namespace capsim::karpenter::test;
+
+namespace {
+
+const std::string k_ct(model::labels::k_capacity_type);
+const std::string k_zone(model::labels::k_zone);
+constexpr std::int64_t k_gib = 1024LL * 1024 * 1024;
+
+PodOptions cpu(std::int64_t milli)
+{
+  PodOptions o;
+  o.cpu_milli = milli;
+  o.memory = k_gib / 4;
+  return o;
+}
+
+model::Resources allocatable(std::int64_t cpu_milli)
+{
+  model::Resources r;
+  r[model::k_cpu] = cpu_milli;
+  r[model::k_memory] = 16 * k_gib;
+  r[model::k_pods] = 110;
+  return r;
+}
+
+// What compute_consolidation rejects when the candidates are spot and spot-to-spot is off: a
+// non-pending pod that fails, a moved pod on a node that is not Ready, more than one NodeClaim, or
+// one that may launch spot.
+bool consolidation_rejects(const Env& env, const SolveResult& r, const std::vector<cluster::NodeIndex>& deleting = {})
+{
+  for (const auto& e : r.errors) {
+    if (env.cluster.pod(e.pod).phase != cluster::PodPhase::pending) {
+      return true;
+    }
+  }
+  for (const auto& p : r.existing) {
+    const auto& pod = env.cluster.pod(p.pod);
+    const bool from_deleting = std::find(deleting.begin(), deleting.end(), pod.node) != deleting.end();
+    if (pod.phase != cluster::PodPhase::pending && !from_deleting
+        && env.cluster.node(p.node).lifecycle != cluster::NodeLifecycle::ready) {
+      return true;
+    }
+  }
+  if (r.claims.size() > 1) {
+    return true;
+  }
+  if (r.claims.size() == 1) {
+    const auto* ct = r.claims.front().requirements.find(k_ct);
+    return ct == nullptr || ct->has(model::k_capacity_spot);
+  }
+  return false;
+}
+
+struct Runs
+{
+  SolveResult full;
+  SolveResult early;
+};
+
+// Simulates deleting `candidate`: pending pods plus the candidate's pods, candidate excluded.
+Runs simulate_delete(Env& env, cluster::NodeIndex candidate)
+{
+  SolveInput in = env.input();
+  for (const auto p : env.cluster.node(candidate).pods) {
+    in.pods.push_back(p);
+  }
+  in.excluded_nodes = {candidate};
+  in.options.consolidation_simulation = true;
+  in.options.sketch_claims = true;
+  in.options.now = env.now;
+  Runs runs;
+  runs.full = solve(in);
+  in.options.stop_on_delete_veto = true;
+  runs.early = solve(in);
+  return runs;
+}
+
+void check_consistent(const Env& env, const Runs& runs)
+{
+  CHECK_FALSE(runs.full.stopped);
+  if (runs.early.stopped) {
+    CHECK(consolidation_rejects(env, runs.full));
+    CHECK(runs.early.claims.empty());
+    CHECK(runs.early.existing.empty());
+    return;
+  }
+  CHECK(runs.early.errors.size() == runs.full.errors.size());
+  REQUIRE(runs.early.existing.size() == runs.full.existing.size());
+  for (std::size_t i = 0; i < runs.full.existing.size(); ++i) {
+    CHECK(runs.early.existing[i].pod == runs.full.existing[i].pod);
+    CHECK(runs.early.existing[i].node == runs.full.existing[i].node);
+  }
+  REQUIRE(runs.early.claims.size() == runs.full.claims.size());
+  for (std::size_t i = 0; i < runs.full.claims.size(); ++i) {
+    CHECK(runs.early.claims[i].pods == runs.full.claims[i].pods);
+    CHECK(runs.early.claims[i].instance_types == runs.full.claims[i].instance_types);
+    CHECK(runs.early.claims[i].requirements == runs.full.claims[i].requirements);
+  }
+}
+
+// A spot + on-demand pool; with `spot_zones_only`, restricted to the zones where every fake type
+// offers spot (test-zone-3 is on-demand only).
+void add_spot_pool(Env& env, bool spot_zones_only)
+{
+  auto& pool = env.node_pool();
+  pool.requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+  if (spot_zones_only) {
+    pool.requirements.add(req(k_zone, Operator::in, {"test-zone-1", "test-zone-2"}));
+  }
+}
+
+} // namespace
+
+TEST_CASE("stop_on_delete_veto: a moved pod no other node has room for stops "
+          "the solve",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto other = env.node("other", {}, allocatable(1000));
+  (void)other;
+  env.bind(env.pod(cpu(2000)), candidate);
+  const auto runs = simulate_delete(env, candidate);
+  CHECK(runs.early.stopped);
+  REQUIRE(runs.full.claims.size() == 1);
+  check_consistent(env, runs);
+}
+
+TEST_CASE("stop_on_delete_veto: the first NodeClaim that may launch spot stops "
+          "the solve",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("other", {}, allocatable(1500));
+  // Each pod fits the other node alone, the two together do not.
+  const auto pods = env.pods(cpu(1000), 2);
+  for (const auto p : pods) {
+    env.bind(p, candidate);
+  }
+  const auto runs = simulate_delete(env, candidate);
+  CHECK(runs.early.stopped);
+  CHECK(runs.full.existing.size() == 1);
+  CHECK(runs.full.claims.size() == 1);
+  check_consistent(env, runs);
+}
+
+TEST_CASE("stop_on_delete_veto: a moved pod placed on a node that is not Ready "
+          "stops the solve",
+          "[karpenter][solve][consolidation]")
+{
+  // Even when NodeClaims could be on-demand only (test-zone-3 has no spot): the rule does not
+  // depend on them.
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, false);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  env.bind(env.pod(cpu(1000)), candidate);
+  const auto runs = simulate_delete(env, candidate);
+  CHECK(runs.early.stopped);
+  REQUIRE(runs.full.existing.size() == 1);
+  CHECK(runs.full.claims.empty());
+  check_consistent(env, runs);
+}
+
+TEST_CASE("stop_on_delete_veto: pods that fit Ready nodes run to the same result", "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("a", {}, allocatable(1500));
+  env.node("b", {}, allocatable(2500));
+  for (const auto p : env.pods(cpu(700), 4)) {
+    env.bind(p, candidate);
+  }
+  const auto runs = simulate_delete(env, candidate);
+  CHECK_FALSE(runs.early.stopped);
+  CHECK(runs.full.existing.size() == 4);
+  CHECK(runs.full.claims.empty());
+  check_consistent(env, runs);
+}
+
+TEST_CASE("stop_on_delete_veto: no stop on NodeClaims that may end on-demand only", "[karpenter][solve][consolidation]")
+{
+  SECTION("the pool offers a zone without spot")
+  {
+    Env env(testing::fake_instance_types(10));
+    add_spot_pool(env, false);
+    const auto candidate = env.node("candidate", {}, allocatable(4000));
+    env.bind(env.pod(cpu(2000)), candidate);
+    const auto runs = simulate_delete(env, candidate);
+    CHECK_FALSE(runs.early.stopped);
+    CHECK(runs.full.claims.size() == 1);
+    check_consistent(env, runs);
+  }
+  SECTION("the pod requires on-demand")
+  {
+    Env env(testing::fake_instance_types(10));
+    add_spot_pool(env, true);
+    const auto candidate = env.node("candidate", {}, allocatable(4000));
+    PodOptions o = cpu(2000);
+    o.node_selector = {{k_ct, "on-demand"}};
+    env.bind(env.pod(o), candidate);
+    const auto runs = simulate_delete(env, candidate);
+    CHECK_FALSE(runs.early.stopped);
+    REQUIRE(runs.full.claims.size() == 1);
+    CHECK_FALSE(consolidation_rejects(env, runs.full)); // an on-demand replacement is priced next
+    check_consistent(env, runs);
+  }
+  SECTION("a pod spreads over capacity types")
+  {
+    Env env(testing::fake_instance_types(10));
+    add_spot_pool(env, true);
+    const auto candidate = env.node("candidate", {}, allocatable(4000));
+    PodOptions o = cpu(2000);
+    o.labels = {{"app", "x"}};
+    o.spread = {spread(k_ct, {{"app", "x"}})};
+    env.bind(env.pod(o), candidate);
+    const auto runs = simulate_delete(env, candidate);
+    CHECK_FALSE(runs.early.stopped);
+    check_consistent(env, runs);
+  }
+  SECTION("the pool is on-demand only")
+  {
+    Env env(testing::fake_instance_types(10));
+    env.node_pool().requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+    const auto candidate = env.node("candidate", {}, allocatable(4000));
+    env.bind(env.pod(cpu(2000)), candidate);
+    const auto runs = simulate_delete(env, candidate);
+    CHECK_FALSE(runs.early.stopped);
+    CHECK(runs.full.claims.size() == 1);
+    check_consistent(env, runs);
+  }
+}
+
+TEST_CASE("stop_on_delete_veto: a pending pod that fits nowhere does not stop "
+          "the solve",
+          "[karpenter][solve][consolidation]")
+{
+  // Its failure does not veto the command (only non-pending pods' failures do).
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("other", {}, allocatable(2000));
+  env.pod(cpu(1000 * 1000)); // larger than every instance type
+  env.bind(env.pod(cpu(1000)), candidate);
+  const auto runs = simulate_delete(env, candidate);
+  CHECK_FALSE(runs.early.stopped);
+  CHECK(runs.full.errors.size() == 1);
+  CHECK(runs.full.existing.size() == 1);
+  CHECK_FALSE(consolidation_rejects(env, runs.full));
+  check_consistent(env, runs);
+}
+
+TEST_CASE("stop_on_delete_veto: stopped solves are rejected ones over many clusters",
+          "[karpenter][solve][consolidation]")
+{
+  // Clusters of three Ready nodes and one launching node with random free room; the candidate holds
+  // 1-4 pods of random sizes. Every outcome must agree with the full solve.
+  std::uint64_t state = 12345;
+  const auto next = [&state](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  int stopped = 0;
+  int ran = 0;
+  for (int round = 0; round < 200; ++round) {
+    CAPTURE(round);
+    Env env(testing::fake_instance_types(10));
+    add_spot_pool(env, next(4) != 0);
+    const auto candidate = env.node("candidate", {}, allocatable(8000));
+    for (int i = 0; i < 3; ++i) {
+      env.node("ready-" + std::to_string(i), {}, allocatable(500 + 500 * static_cast<std::int64_t>(next(6))));
+    }
+    env.node("launching", {}, allocatable(500 * static_cast<std::int64_t>(next(4))), cluster::NodeLifecycle::launching);
+    const auto pods = 1 + next(4);
+    for (std::uint64_t i = 0; i < pods; ++i) {
+      PodOptions o = cpu(250 * static_cast<std::int64_t>(1 + next(8)));
+      if (next(8) == 0) {
+        o.node_selector = {{k_ct, next(2) == 0 ? "on-demand" : "spot"}};
+      }
+      env.bind(env.pod(o), candidate);
+    }
+    if (next(5) == 0) {
+      env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(8)))); // a pending pod
+    }
+    const auto runs = simulate_delete(env, candidate);
+    check_consistent(env, runs);
+    (runs.early.stopped ? stopped : ran) += 1;
+  }
+  // Both paths were exercised.
+  CHECK(stopped > 20);
+  CHECK(ran > 20);
+}
