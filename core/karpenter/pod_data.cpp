@@ -132,10 +132,13 @@ SpecData make_spec_data(const model::PodSpecPtr& spec, bool ignore_preferences, 
   for (const auto i : heaviest_first(spec->preferred_node_affinity)) {
     d.preferred_terms.push_back(term_to_req_set(spec->preferred_node_affinity[i].term, in));
   }
-  const auto names_ct = [&in](const ReqSet& r) { return r.find(in.k_capacity_type) != nullptr; };
-  d.names_capacity_type = names_ct(d.node_selector)
-                          || std::any_of(d.required_terms.begin(), d.required_terms.end(), names_ct)
-                          || std::any_of(d.preferred_terms.begin(), d.preferred_terms.end(), names_ct);
+  const auto zone_only = [&in](const ReqSet& r) {
+    return std::all_of(r.items().begin(), r.items().end(),
+                       [&in](const Req& q) { return q.key == in.k_zone || q.key == in.k_hostname; });
+  };
+  d.zone_only_requirements = zone_only(d.node_selector)
+                             && std::all_of(d.required_terms.begin(), d.required_terms.end(), zone_only)
+                             && std::all_of(d.preferred_terms.begin(), d.preferred_terms.end(), zone_only);
   d.preferred_affinity_order = heaviest_first(spec->pod_affinity_preferred);
   d.preferred_anti_affinity_order = heaviest_first(spec->pod_anti_affinity_preferred);
   d.has_pns_toleration = std::any_of(spec->tolerations.begin(), spec->tolerations.end(), [](const model::Toleration& t) {

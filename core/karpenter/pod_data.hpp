@@ -41,8 +41,9 @@ struct SpecData
   std::vector<std::uint16_t> preferred_affinity_order; // heaviest first (stable)
   std::vector<std::uint16_t> preferred_anti_affinity_order;
   bool has_pns_toleration = false; // already tolerates {Exists, PreferNoSchedule}
-  // The node selector or a node affinity term (required or preferred) names the capacity type.
-  bool names_capacity_type = false;
+  // The node selector and node affinity terms (required and preferred) name no key but the zone
+  // and the hostname: they narrow a NodeClaim's instance types by zone only.
+  bool zone_only_requirements = true;
   std::vector<PodVariant> variants; // computed lazily by variant()
   bool exhausted = false;           // no further relaxation possible after variants.back()
 };

@@ -60,10 +60,12 @@ struct Template
   std::vector<std::int32_t> group_of; // per pool type index, -1 if not an option
   std::vector<TypeSet> group_mask;    // per group: its instance types
   model::Labels labels;
-  // Every NodeClaim of this template keeps spot among its capacity types, whatever zones its
-  // pods narrow it to (unless a pod or topology narrows the capacity type itself): it allows
-  // spot, each option offers spot wherever it offers anything, and no minValues can drop it.
-  bool claims_allow_spot = false;
+  // SolveOptions::stop_on_delete_veto: the template allows spot and has no minValues that
+  // could drop a NodeClaim; per zone index, the options with an offering there (of the
+  // template's capacity types) and those with a spot offering there.
+  bool spot_possible = false;
+  std::vector<TypeSet> offered_in_zone;
+  std::vector<TypeSet> spot_in_zone;
 };
 
 // A template's NodePool limits during one solve.
@@ -636,7 +638,7 @@ private:
   void prepare_pods();
   void prepare_templates();
   void build_templates(); // prepare_templates without the cache
-  [[nodiscard]] bool claims_allow_spot(const Template& t) const;
+  void set_spot_possible(Template& t) const;
   void prepare_existing();
   [[nodiscard]] bool snapshot_current() const;
   [[nodiscard]] bool snapshot_inputs_same() const; // same cluster, pools and DaemonSets; no host ports
@@ -653,7 +655,10 @@ private:
   void prepare_limits();
   void prepare_topology();
   // SolveOptions::stop_on_delete_veto
-  [[nodiscard]] bool any_claim_vetoes_delete() const;
+  [[nodiscard]] bool narrowed_by_zone_only() const;
+  void prepare_spot_room();
+  [[nodiscard]] bool keeps_spot(std::size_t tmpl, const TypeSet& options, const OfferingFilter& filter);
+  [[nodiscard]] bool every_claim_keeps_spot();
   [[nodiscard]] bool bound_pod_fits_nowhere() const;
 
   // DaemonSets
@@ -744,7 +749,10 @@ private:
 
   std::vector<Placement> m_placements;
   std::uint64_t m_version = 0; // bumps on every placement (failure memo validity)
-  bool m_claim_vetoes = false; // stop_on_delete_veto and any_claim_vetoes_delete()
+  bool m_zone_only = false; // stop_on_delete_veto and narrowed_by_zone_only()
+  // Per template: the options with room for every pod of this solve, in DaemonSet groups
+  // without host ports (set with m_zone_only).
+  std::vector<TypeSet> m_spot_room;
   bool m_stopped = false;
 
   // Per attempt: hostname topology limits checked before the full requirement/topology path
@@ -1067,31 +1075,29 @@ void Scheduler::build_templates()
     t.options.for_each([&](std::size_t ti) { t.group_mask[static_cast<std::size_t>(t.group_of[ti])].set(ti); });
     t.base_with_host = t.reqs;
     t.base_with_host.set(make_in(m_in.k_hostname, k_claim_host_base));
-    t.claims_allow_spot = claims_allow_spot(t);
+    set_spot_possible(t);
     m_templates.push_back(std::move(t));
   }
 }
 
-bool Scheduler::claims_allow_spot(const Template& t) const
+void Scheduler::set_spot_possible(Template& t) const
 {
   const auto spot_value = m_in.find_value(model::k_capacity_spot);
   const int spot = spot_value ? m_cache.space.capacity_type_index(*spot_value) : -1;
-  if (spot < 0 || ((t.filter.capacity_types >> spot) & 1U) == 0
-      || (t.reqs.has_min_values() && !m_input.options.min_values_best_effort)) {
-    return false;
+  t.spot_possible = spot >= 0 && ((t.filter.capacity_types >> spot) & 1U) != 0
+                    && !(t.reqs.has_min_values() && !m_input.options.min_values_best_effort);
+  t.offered_in_zone.clear();
+  t.spot_in_zone.clear();
+  if (!t.spot_possible) {
+    return;
   }
-  bool all = true;
-  t.options.for_each([&](std::size_t ti) {
-    const auto& zones = t.types->types()[ti].available_zones;
-    std::uint64_t offered = 0;
-    for (std::size_t c = 0; c < zones.size(); ++c) {
-      if (((t.filter.capacity_types >> c) & 1U) != 0) {
-        offered |= zones[c];
-      }
-    }
-    all = all && ((offered & t.filter.zones) & ~zones[static_cast<std::size_t>(spot)]) == 0;
-  });
-  return all;
+  for (std::size_t z = 0; z < m_cache.space.zones.size() && z < 64; ++z) {
+    const std::uint64_t zone = std::uint64_t{1} << z;
+    t.offered_in_zone.push_back(t.types->with_offering({zone & t.filter.zones, t.filter.capacity_types}));
+    t.offered_in_zone.back().and_with(t.options);
+    t.spot_in_zone.push_back(t.types->with_offering({zone & t.filter.zones, std::uint32_t{1} << spot}));
+    t.spot_in_zone.back().and_with(t.options);
+  }
 }
 
 bool Scheduler::snapshot_current() const
@@ -1380,15 +1386,73 @@ void Scheduler::prepare_existing()
   }
 }
 
-bool Scheduler::any_claim_vetoes_delete() const
+bool Scheduler::narrowed_by_zone_only() const
 {
-  // Any NodeClaim created stays in the result allowing spot: every template keeps spot, and
-  // nothing in this solve narrows the capacity type.
-  const auto keyed_on_capacity_type = [this](const TopologyGroup& g) { return g.key == m_in.k_capacity_type; };
-  return std::all_of(m_templates.begin(), m_templates.end(), [](const Template& t) { return t.claims_allow_spot; })
-         && std::none_of(m_pods.begin(), m_pods.end(), [](const QueuedPod& p) { return p.data->names_capacity_type; })
-         && std::none_of(m_groups.begin(), m_groups.end(), keyed_on_capacity_type)
-         && std::none_of(m_inverse.begin(), m_inverse.end(), keyed_on_capacity_type);
+  // NodeClaims of this solve are narrowed by their pods' requests and zones only: no pod
+  // requirement or topology names another key their instance types define.
+  const auto zone_or_host = [this](const TopologyGroup& g) { return g.key == m_in.k_zone || g.hostname; };
+  return std::all_of(m_pods.begin(), m_pods.end(), [](const QueuedPod& p) { return p.data->zone_only_requirements; })
+         && std::all_of(m_groups.begin(), m_groups.end(), zone_or_host)
+         && std::all_of(m_inverse.begin(), m_inverse.end(), zone_or_host);
+}
+
+void Scheduler::prepare_spot_room()
+{
+  model::Resources all;
+  for (const auto& p : m_pods) {
+    all += p.requests;
+  }
+  m_spot_room.resize(m_templates.size());
+  for (std::size_t ti = 0; ti < m_templates.size(); ++ti) {
+    const Template& t = m_templates[ti];
+    TypeSet& room = m_spot_room[ti];
+    room.clear(t.types->size());
+    for (std::size_t g = 0; g < t.groups.size(); ++g) {
+      if (!t.groups[g].host_ports.empty()) {
+        continue;
+      }
+      m_tmp = t.group_mask[g];
+      for (const auto d : m_dims) {
+        m_tmp.and_with(t.types->at_least(d, all[d] + t.groups[g].overhead[d]));
+      }
+      room.or_with(m_tmp);
+    }
+  }
+}
+
+// A NodeClaim with these options and offering filter, narrowed from now on by its pods' requests
+// and zones only, ends with spot among its capacity types: in every zone it may end in, one of
+// its options offers spot and has room for every pod of the solve, so it stays an option
+// (a claim narrowed to zones none of its options offers has no capacity-type requirement).
+bool Scheduler::keeps_spot(std::size_t tmpl, const TypeSet& options, const OfferingFilter& filter)
+{
+  const Template& t = m_templates[tmpl];
+  if (!t.spot_possible || filter.capacity_types != t.filter.capacity_types) {
+    return false;
+  }
+  for (std::size_t z = 0; z < t.offered_in_zone.size(); ++z) {
+    if (((filter.zones >> z) & 1U) == 0 || !t.offered_in_zone[z].intersects(options)) {
+      continue;
+    }
+    m_tmp = t.spot_in_zone[z];
+    m_tmp.and_with(m_spot_room[tmpl]);
+    if (!m_tmp.intersects(options)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Scheduler::every_claim_keeps_spot()
+{
+  // Any NodeClaim of this solve starts from its template's options and offering filter, narrowed
+  // by its first pod's zones and requests only (and no limit takes options away).
+  for (std::size_t ti = 0; ti < m_templates.size(); ++ti) {
+    if (m_limits[ti].limited || !keeps_spot(ti, m_templates[ti].options, m_templates[ti].filter)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool Scheduler::bound_pod_fits_nowhere() const
@@ -2338,7 +2402,7 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
     }
     created.min_values_relaxed = false;
     commit_claim(created, p, v, plan);
-    m_stopped = m_stopped || m_claim_vetoes;
+    m_stopped = m_stopped || (m_zone_only && keeps_spot(ti, created.options, created.filter));
     // Insert into the pod-count order after every claim with at most one pod.
     std::size_t pos = 0;
     while (pos < m_claim_order.size() && m_claims[m_claim_order[pos]].pods.size() <= 1) {
@@ -2614,8 +2678,11 @@ SolveResult Scheduler::run()
   prepare_limits();
   prepare_topology();
   if (m_input.options.stop_on_delete_veto) {
-    m_claim_vetoes = any_claim_vetoes_delete();
-    m_stopped = m_claim_vetoes && bound_pod_fits_nowhere();
+    m_zone_only = narrowed_by_zone_only();
+    if (m_zone_only) {
+      prepare_spot_room();
+      m_stopped = every_claim_keeps_spot() && bound_pod_fits_nowhere();
+    }
   }
 
   // NewQueue: CPU desc, memory desc, creation asc, then name and index.

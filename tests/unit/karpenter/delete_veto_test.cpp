@@ -120,6 +120,33 @@ void add_spot_pool(Env& env, bool spot_zones_only)
   }
 }
 
+// fake.InstanceTypes(n) sizes, on-demand in test-zones 1-3; spot where `spot_zones(i)` says
+// (a bit per zone).
+template <typename SpotZones>
+std::vector<catalog::InstanceType> catalog_with_spot(int n, SpotZones spot_zones)
+{
+  std::vector<catalog::InstanceType> out;
+  for (int i = 0; i < n; ++i) {
+    testing::FakeTypeOptions o;
+    o.cpu_milli = 1000LL * (i + 1);
+    o.memory = 2LL * (i + 1) * k_gib;
+    o.pods = 10LL * (i + 1);
+    const double price = testing::fake_price(o.cpu_milli, o.memory);
+    std::vector<catalog::Offering> offerings;
+    const unsigned zones = spot_zones(i);
+    for (int z = 0; z < 3; ++z) {
+      const std::string zone = "test-zone-" + std::to_string(z + 1);
+      if (((zones >> z) & 1U) != 0) {
+        offerings.push_back(testing::fake_offering(zone, "spot", price * 0.4));
+      }
+      offerings.push_back(testing::fake_offering(zone, "on-demand", price));
+    }
+    o.offerings = offerings;
+    out.push_back(testing::fake_instance_type("fake-it-" + std::to_string(i), o));
+  }
+  return out;
+}
+
 } // namespace
 
 TEST_CASE("stop_on_delete_veto: a moved pod no other node has room for stops "
@@ -246,6 +273,52 @@ TEST_CASE("stop_on_delete_veto: no stop on NodeClaims that may end on-demand onl
   }
 }
 
+TEST_CASE("stop_on_delete_veto: NodeClaims keep spot while a spot option in each zone has room for every pod",
+          "[karpenter][solve][consolidation]")
+{
+  SECTION("the largest options offer no spot, smaller ones do in every zone")
+  {
+    Env env(catalog_with_spot(10, [](int i) { return i < 7 ? 7U : 0U; }));
+    env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+    const auto candidate = env.node("candidate", {}, allocatable(8000));
+    env.node("other", {}, allocatable(1000));
+    for (const auto p : env.pods(cpu(1500), 2)) {
+      env.bind(p, candidate);
+    }
+    const auto runs = simulate_delete(env, candidate);
+    CHECK(runs.early.stopped);
+    REQUIRE(runs.full.claims.size() == 1);
+    check_consistent(env, runs);
+  }
+  SECTION("only options without spot have room for every pod")
+  {
+    Env env(catalog_with_spot(10, [](int i) { return i < 2 ? 7U : 0U; }));
+    env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+    const auto candidate = env.node("candidate", {}, allocatable(8000));
+    for (const auto p : env.pods(cpu(1200), 3)) {
+      env.bind(p, candidate);
+    }
+    const auto runs = simulate_delete(env, candidate);
+    CHECK_FALSE(runs.early.stopped);
+    REQUIRE(runs.full.claims.size() == 1);
+    CHECK_FALSE(consolidation_rejects(env, runs.full)); // an on-demand claim, priced next
+    check_consistent(env, runs);
+  }
+  SECTION("one zone has spot only on options too small for every pod")
+  {
+    // test-zone-3 has spot on the two smallest types only; a claim may end there on-demand.
+    Env env(catalog_with_spot(10, [](int i) { return i < 2 ? 7U : 3U; }));
+    env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+    const auto candidate = env.node("candidate", {}, allocatable(8000));
+    for (const auto p : env.pods(cpu(1200), 3)) {
+      env.bind(p, candidate);
+    }
+    const auto runs = simulate_delete(env, candidate);
+    CHECK_FALSE(runs.early.stopped);
+    check_consistent(env, runs);
+  }
+}
+
 TEST_CASE("stop_on_delete_veto: a pending pod that fits nowhere does not stop "
           "the solve",
           "[karpenter][solve][consolidation]")
@@ -269,7 +342,8 @@ TEST_CASE("stop_on_delete_veto: stopped solves are rejected ones over many clust
           "[karpenter][solve][consolidation]")
 {
   // Clusters of three Ready nodes and one launching node with random free room; the candidate holds
-  // 1-4 pods of random sizes. Every outcome must agree with the full solve.
+  // 1-4 pods of random sizes; instance types offer spot in random zones. Every outcome must agree
+  // with the full solve.
   std::uint64_t state = 12345;
   const auto next = [&state](std::uint64_t n) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -279,7 +353,11 @@ TEST_CASE("stop_on_delete_veto: stopped solves are rejected ones over many clust
   int ran = 0;
   for (int round = 0; round < 200; ++round) {
     CAPTURE(round);
-    Env env(testing::fake_instance_types(10));
+    std::vector<unsigned> spot_zones(10);
+    for (auto& z : spot_zones) {
+      z = next(3) == 0 ? static_cast<unsigned>(next(8)) : 7U;
+    }
+    Env env(catalog_with_spot(10, [&](int i) { return spot_zones[static_cast<std::size_t>(i)]; }));
     add_spot_pool(env, next(4) != 0);
     const auto candidate = env.node("candidate", {}, allocatable(8000));
     for (int i = 0; i < 3; ++i) {
