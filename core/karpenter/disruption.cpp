@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <span>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,15 +68,16 @@ private:
   Outcome drift();
   Outcome multi_node();
   Outcome single_node();
-  std::optional<Command> first_n_consolidation(const std::vector<Candidate>& candidates, std::size_t max);
+  std::optional<Command> first_n_consolidation(std::span<const Candidate> candidates, std::size_t max);
 
-  // GetCandidates for a method: eligible nodes that pass its ShouldDisrupt filter. Records the
-  // reason a node is kept when it says something useful about this method.
-  std::vector<Candidate> candidates(Method m, bool record_keeps = true);
+  // GetCandidates for a method: eligible nodes that pass its ShouldDisrupt filter, into `out`
+  // (whose elements' buffers are reused). Records the reason a node is kept when it says
+  // something useful about this method.
+  void candidates(Method m, std::vector<Candidate>& out, bool record_keeps = true);
   bool should_disrupt(Method m, const Candidate& c, std::string* why);
   bool drifted(NodeIndex n);
   SimTime drift_time(NodeIndex n) const;
-  std::vector<PoolTotals> pool_totals(const std::vector<Candidate>& candidates) const;
+  std::vector<PoolTotals> pool_totals(std::span<const Candidate> candidates) const;
   bool any_balanced() const;
 
   // Validation (validation.go) and orchestration (queue.go).
@@ -128,6 +130,9 @@ private:
   // out once per step and shared by emptiness, multi-node and single-node, between which
   // nothing they read changes (a started command clears them).
   std::vector<std::pair<NodeIndex, CandidateCheck>> m_graceful_checks;
+  std::vector<Candidate> m_candidates;           // the running method's (reused across steps)
+  std::vector<Candidate> m_validation_candidates; // validate()'s
+  bool m_v113 = false;                           // settings.karpenter.version is 1.13
   bool m_graceful_checks_valid = false;
 };
 
@@ -179,6 +184,7 @@ void DisruptionController::begin(SimTime now, const cluster::Cluster& cluster, s
   m_drift_seen.resize(n, -1);
   m_requirements_drift.resize(n, -1);
   m_last_keep.resize(n);
+  m_v113 = is_v113(version());
   observe_changes();
 }
 
@@ -306,7 +312,7 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
 {
   const auto& node = m_cluster->node(c.node);
   const auto& pool = scenario().node_pools[c.pool];
-  const bool v113 = is_v113(version());
+  const bool v113 = m_v113;
   const auto consolidatable = [&]() {
     const SimTime at = consolidatable_at(node, pool);
     if (m_now >= at) {
@@ -321,7 +327,7 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
       *why = "NodePool " + pool.name + " has consolidation disabled (consolidateAfter: Never)";
       return false;
     }
-    if (!is_empty(c, version())) {
+    if (!is_empty(c, v113)) {
       return false;
     }
     return consolidatable();
@@ -342,11 +348,11 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
       *why = "NodePool " + pool.name + " has consolidation disabled (consolidateAfter: Never)";
       return false;
     }
-    if (!v113 && is_empty(c, version())) {
+    if (!v113 && is_empty(c, v113)) {
       return false; // Emptiness's
     }
     if (pool.consolidation_policy == model::ConsolidationPolicy::when_empty) {
-      if (!is_empty(c, version())) {
+      if (!is_empty(c, v113)) {
         *why = "NodePool " + pool.name + " has consolidationPolicy WhenEmpty and the node is not empty";
       }
       return false;
@@ -356,7 +362,7 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
   return false;
 }
 
-std::vector<Candidate> DisruptionController::candidates(Method m, bool record_keeps)
+void DisruptionController::candidates(Method m, std::vector<Candidate>& out, bool record_keeps)
 {
   CandidateContext ctx;
   ctx.cluster = m_cluster;
@@ -367,7 +373,7 @@ std::vector<Candidate> DisruptionController::candidates(Method m, bool record_ke
   ctx.nominated_until = [this](NodeIndex n) { return nominated_until(n); };
   ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
   ctx.memo = &m_candidate_memo;
-  std::vector<Candidate> out;
+  std::size_t count = 0;
   const auto consider = [&](NodeIndex n, const CandidateCheck& check) {
     if (!check.candidate) {
       if (record_keeps && !check.blocked.empty()) {
@@ -382,7 +388,12 @@ std::vector<Candidate> DisruptionController::candidates(Method m, bool record_ke
       }
       return;
     }
-    out.push_back(*check.candidate);
+    if (count < out.size()) {
+      out[count] = *check.candidate; // copy-assigned: the element keeps its buffers
+    } else {
+      out.push_back(*check.candidate);
+    }
+    ++count;
   };
   if (m == Method::drift) {
     for (const NodeIndex n : m_cluster->alive_node_indices()) {
@@ -391,7 +402,8 @@ std::vector<Candidate> DisruptionController::candidates(Method m, bool record_ke
         consider(n, make_candidate(ctx, n, DisruptionClass::eventual));
       }
     }
-    return out;
+    out.resize(count);
+    return;
   }
   if (!m_graceful_checks_valid) {
     m_graceful_checks.clear();
@@ -405,7 +417,7 @@ std::vector<Candidate> DisruptionController::candidates(Method m, bool record_ke
   for (const auto& [n, check] : m_graceful_checks) {
     consider(n, check);
   }
-  return out;
+  out.resize(count);
 }
 
 bool DisruptionController::any_balanced() const
@@ -421,7 +433,7 @@ bool DisruptionController::any_balanced() const
   return false;
 }
 
-std::vector<PoolTotals> DisruptionController::pool_totals(const std::vector<Candidate>& candidates) const
+std::vector<PoolTotals> DisruptionController::pool_totals(std::span<const Candidate> candidates) const
 {
   // computeNodePoolTotals: cost of every node of the pool (ClusterCost) and disruption cost of
   // every node (candidates' RescheduleDisruptionCost, 1 + positive eviction costs otherwise).
@@ -482,7 +494,8 @@ Outcome DisruptionController::run_method(Method m)
 
 Outcome DisruptionController::emptiness()
 {
-  auto cands = candidates(Method::emptiness);
+  auto& cands = m_candidates;
+  candidates(Method::emptiness, cands);
   if (cands.empty() || is_consolidated(Method::emptiness)) {
     return Outcome::nothing;
   }
@@ -498,7 +511,7 @@ Outcome DisruptionController::emptiness()
       continue;
     }
     --budget[c.pool];
-    empty.push_back(std::move(c));
+    empty.push_back(c);
   }
   if (empty.empty()) {
     if (!constrained) {
@@ -516,7 +529,8 @@ Outcome DisruptionController::emptiness()
 
 Outcome DisruptionController::drift()
 {
-  auto cands = candidates(Method::drift);
+  auto& cands = m_candidates;
+  candidates(Method::drift, cands);
   if (cands.empty()) {
     return Outcome::nothing;
   }
@@ -541,14 +555,14 @@ Outcome DisruptionController::drift()
                + " allows no more Drifted disruptions now");
       continue;
     }
-    Simulation sim = simulate_scheduling(ctx, {c}, false);
+    Simulation sim = simulate_scheduling(ctx, std::span(&c, 1), false);
     if (!sim.failure.empty()) {
       keep(Method::drift, c.node, "drifted, but " + sim.failure);
       continue;
     }
     Command cmd;
     cmd.method = Method::drift;
-    cmd.candidates.push_back(std::move(c));
+    cmd.candidates.push_back(c);
     cmd.replacements = std::move(sim.result.claims);
     cmd.existing = std::move(sim.result.existing);
     cmd.savings_per_hour = estimated_savings(
@@ -561,7 +575,7 @@ Outcome DisruptionController::drift()
   return Outcome::nothing;
 }
 
-std::optional<Command> DisruptionController::first_n_consolidation(const std::vector<Candidate>& cands,
+std::optional<Command> DisruptionController::first_n_consolidation(std::span<const Candidate> cands,
                                                                     std::size_t max)
 {
   const OfferingAvailable available = [this](std::string_view t, std::string_view z, std::string_view ct) {
@@ -578,13 +592,15 @@ std::optional<Command> DisruptionController::first_n_consolidation(const std::ve
 
 Outcome DisruptionController::multi_node()
 {
-  auto cands = candidates(Method::multi_node);
+  auto& cands = m_candidates;
+  candidates(Method::multi_node, cands);
   if (cands.empty() || is_consolidated(Method::multi_node)) {
     return Outcome::nothing;
   }
   auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
   sort_candidates(cands, version(), *m_cluster);
-  std::vector<Candidate> disruptable;
+  // The disruptable candidates, in order, moved to the front (swapped: elements keep buffers).
+  std::size_t kept = 0;
   bool constrained = false;
   for (auto& c : cands) {
     if (budget[c.pool] == 0) {
@@ -592,8 +608,9 @@ Outcome DisruptionController::multi_node()
       continue;
     }
     --budget[c.pool];
-    disruptable.push_back(std::move(c));
+    std::swap(cands[kept++], c);
   }
+  const auto disruptable = std::span<const Candidate>(cands).first(kept);
   const std::size_t max_parallel = std::min(disruptable.size(), k_multi_node_max_candidates);
   auto cmd = first_n_consolidation(disruptable, max_parallel);
   if (!cmd) {
@@ -608,7 +625,8 @@ Outcome DisruptionController::multi_node()
 
 Outcome DisruptionController::single_node()
 {
-  auto cands = candidates(Method::single_node);
+  auto& cands = m_candidates;
+  candidates(Method::single_node, cands);
   if (cands.empty() || is_consolidated(Method::single_node)) {
     return Outcome::nothing;
   }
@@ -616,11 +634,11 @@ Outcome DisruptionController::single_node()
   sort_candidates(cands, version(), *m_cluster);
   const auto ordered = interleave_pools(cands);
   const bool balanced = any_balanced();
-  const auto totals = balanced ? pool_totals(ordered) : std::vector<PoolTotals>{};
+  const auto totals = balanced ? pool_totals(cands) : std::vector<PoolTotals>{};
   const SimulationContext ctx = sim_context();
   bool constrained = false;
-  std::vector<Candidate> one(1); // the candidate simulated (its buffers reused)
-  for (const auto& c : ordered) {
+  for (const Candidate* next : ordered) {
+    const Candidate& c = *next;
     if (budget[c.pool] == 0) {
       constrained = true;
       keep(Method::single_node, c.node,
@@ -632,8 +650,7 @@ Outcome DisruptionController::single_node()
       keep(Method::single_node, c.node, "Balanced policy: even deleting the node would not score 1/k");
       continue;
     }
-    one.front() = c;
-    auto outcome = compute_consolidation(ctx, one, Method::single_node);
+    auto outcome = compute_consolidation(ctx, std::span(&c, 1), Method::single_node);
     if (!outcome.command) {
       keep(Method::single_node, c.node, outcome.rejected);
       continue;
@@ -657,7 +674,8 @@ Outcome DisruptionController::single_node()
 
 bool DisruptionController::validate(Command& cmd, std::string* why)
 {
-  const auto current = candidates(cmd.method, false);
+  auto& current = m_validation_candidates;
+  candidates(cmd.method, current, false);
   const auto find = [&current](NodeIndex n) -> const Candidate* {
     for (const auto& c : current) {
       if (c.node == n) {

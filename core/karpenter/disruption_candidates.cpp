@@ -213,10 +213,12 @@ bool is_v113(std::string_view version)
 
 bool is_empty(const Candidate& c, std::string_view version)
 {
-  if (is_v113(version)) {
-    return c.reschedulable.empty();
-  }
-  return c.reschedule_cost <= 1.0;
+  return is_empty(c, is_v113(version));
+}
+
+bool is_empty(const Candidate& c, bool v113)
+{
+  return v113 ? c.reschedulable.empty() : c.reschedule_cost <= 1.0;
 }
 
 SimTime consolidatable_at(const cluster::NodeState& node, const model::NodePool& pool)
@@ -363,7 +365,7 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
   });
 }
 
-std::vector<Candidate> interleave_pools(const std::vector<Candidate>& sorted)
+std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sorted)
 {
   std::vector<std::uint32_t> pool_ids;
   for (const auto& c : sorted) {
@@ -380,12 +382,12 @@ std::vector<Candidate> interleave_pools(const std::vector<Candidate>& sorted)
   for (const auto& v : by_pool) {
     longest = std::max(longest, v.size());
   }
-  std::vector<Candidate> out;
+  std::vector<const Candidate*> out;
   out.reserve(sorted.size());
   for (std::size_t i = 0; i < longest; ++i) {
     for (const auto& v : by_pool) {
       if (i < v.size()) {
-        out.push_back(*v[i]);
+        out.push_back(v[i]);
       }
     }
   }

@@ -136,6 +136,7 @@ struct CandidateCheck
 // Candidate.IsEmpty: v1.13 "no reschedulable pod"; v1.14+ "no reschedulable pod with a positive
 // eviction cost" (RescheduleDisruptionCost <= 1).
 [[nodiscard]] bool is_empty(const Candidate& c, std::string_view version);
+[[nodiscard]] bool is_empty(const Candidate& c, bool v113);
 
 // The Consolidatable condition: now - max(lastPodEventTime, initialization) >= consolidateAfter
 // (never with consolidateAfter Never). Returns the time it becomes consolidatable.
@@ -146,8 +147,8 @@ struct CandidateCheck
 void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster);
 
 // Single-node consolidation's shuffleCandidates: round-robin over NodePools (in pool index
-// order; upstream iterates a Go map) keeping each pool's sorted order.
-[[nodiscard]] std::vector<Candidate> interleave_pools(const std::vector<Candidate>& sorted);
+// order; upstream iterates a Go map) keeping each pool's sorted order. Points into `sorted`.
+[[nodiscard]] std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sorted);
 
 // Whether the v1.13 ordering and emptiness rules apply.
 [[nodiscard]] bool is_v113(std::string_view version);

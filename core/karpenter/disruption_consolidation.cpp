@@ -64,7 +64,7 @@ void sync_instance_type_requirement(NewNodeClaim& claim)
       model::Requirement::make(std::string(model::labels::k_instance_type), model::Operator::in, std::move(names)));
 }
 
-double sum_prices(const std::vector<Candidate>& candidates)
+double sum_prices(std::span<const Candidate> candidates)
 {
   double sum = 0;
   for (const auto& c : candidates) {
@@ -166,7 +166,7 @@ double estimated_savings(const Command& cmd, const OfferingAvailable& available)
   return source - dest;
 }
 
-Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates, bool consolidation,
+Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates, bool consolidation,
                                bool sketch, bool stop_on_delete_veto)
 {
   const auto& cluster = *ctx.cluster;
@@ -246,7 +246,7 @@ Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<C
   return out;
 }
 
-ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
+ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, std::span<const Candidate> candidates,
                                            Method method)
 {
   ConsolidationOutcome out;
@@ -268,7 +268,7 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
   cmd.method = method;
   const auto& claims = sim.result.claims;
   if (claims.empty()) {
-    cmd.candidates = candidates;
+    cmd.candidates.assign(candidates.begin(), candidates.end());
     cmd.existing = std::move(sim.result.existing);
     cmd.savings_per_hour = estimated_savings(cmd, available);
     out.command = std::move(cmd);
@@ -344,7 +344,7 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
     }
   }
   sync_instance_type_requirement(claim);
-  cmd.candidates = candidates;
+  cmd.candidates.assign(candidates.begin(), candidates.end());
   cmd.existing = std::move(sim.result.existing);
   cmd.replacements.push_back(std::move(claim));
   cmd.savings_per_hour = estimated_savings(cmd, available);
@@ -352,7 +352,7 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, const s
   return out;
 }
 
-std::optional<Command> first_n_consolidation(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
+std::optional<Command> first_n_consolidation(const SimulationContext& ctx, std::span<const Candidate> candidates,
                                              std::size_t max, const OfferingAvailable& available,
                                              const std::function<bool(const Command&)>& approve)
 {
@@ -364,7 +364,7 @@ std::optional<Command> first_n_consolidation(const SimulationContext& ctx, const
   std::optional<Command> best;
   while (lo <= hi) {
     const std::size_t mid = (lo + hi) / 2;
-    const std::vector<Candidate> batch(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(mid + 1));
+    const auto batch = candidates.first(mid + 1);
     auto outcome = compute_consolidation(ctx, batch, Method::multi_node);
     bool valid = false;
     if (outcome.command) {
@@ -393,7 +393,7 @@ std::optional<Command> first_n_consolidation(const SimulationContext& ctx, const
 }
 
 bool filter_out_same_instance_type(const SimulationContext& ctx, NewNodeClaim& replacement,
-                                   const std::vector<Candidate>& candidates, const OfferingAvailable& available)
+                                   std::span<const Candidate> candidates, const OfferingAvailable& available)
 {
   std::map<std::string, double, std::less<>> price_by_type; // cheapest candidate per type
   for (const auto& c : candidates) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -77,7 +78,7 @@ struct Simulation
 // new claims (consolidation reads their options and rebuilds it from the ones it keeps).
 // `sketch`: new claims as SolveOptions::sketch_claims describes; `stop_on_delete_veto`: as
 // SolveOptions describes (a stopped solve is a failure reading k_reason_not_recorded).
-[[nodiscard]] Simulation simulate_scheduling(const SimulationContext& ctx, const std::vector<Candidate>& candidates,
+[[nodiscard]] Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates,
                                              bool consolidation, bool sketch = false, bool stop_on_delete_veto = false);
 
 // Offering prices (worst_launch_price, cheapest_price) come from core/karpenter/launch.hpp.
@@ -105,13 +106,13 @@ struct ConsolidationOutcome
 
 // computeConsolidation for a set of candidates (single- or multi-node).
 [[nodiscard]] ConsolidationOutcome compute_consolidation(const SimulationContext& ctx,
-                                                         const std::vector<Candidate>& candidates, Method method);
+                                                         std::span<const Candidate> candidates, Method method);
 
 // firstNConsolidationOption (multinodeconsolidation.go): binary search for the largest prefix
 // [0, mid] of the sorted candidates (mid < max) that consolidates into a delete or one cheaper
 // replacement; `approve` (optional) can veto a command (the Balanced policy).
 [[nodiscard]] std::optional<Command> first_n_consolidation(const SimulationContext& ctx,
-                                                           const std::vector<Candidate>& candidates, std::size_t max,
+                                                           std::span<const Candidate> candidates, std::size_t max,
                                                            const OfferingAvailable& available,
                                                            const std::function<bool(const Command&)>& approve = {});
 
@@ -119,7 +120,7 @@ struct ConsolidationOutcome
 // instance type, keep only options cheaper than the cheapest such candidate. Returns false when
 // minValues break or nothing is left.
 [[nodiscard]] bool filter_out_same_instance_type(const SimulationContext& ctx, NewNodeClaim& replacement,
-                                                 const std::vector<Candidate>& candidates, const OfferingAvailable& available);
+                                                 std::span<const Candidate> candidates, const OfferingAvailable& available);
 
 // Balanced consolidation (v1.14, balanced.go): per-pool totals of price and disruption cost.
 struct PoolTotals

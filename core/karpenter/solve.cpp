@@ -570,6 +570,9 @@ struct QueuedPod
   model::Resources requests;
   bool pending = true;
   bool from_deleting = false;
+  // No existing node before this position has room for the pod (placements only take room
+  // away during a solve, so the first fit found so far bounds every later search).
+  std::size_t fit_from = 0;
 };
 
 struct Undo
@@ -659,7 +662,7 @@ private:
   void prepare_spot_room();
   [[nodiscard]] bool keeps_spot(std::size_t tmpl, const TypeSet& options, const OfferingFilter& filter);
   [[nodiscard]] bool every_claim_keeps_spot();
-  [[nodiscard]] bool bound_pod_fits_nowhere() const;
+  [[nodiscard]] bool bound_pod_fits_nowhere();
 
   // DaemonSets
   [[nodiscard]] bool daemon_compatible_with_template(std::size_t ds, const Template& t, const TypeInfo& type) const;
@@ -816,10 +819,16 @@ void Scheduler::prepare_pods()
   used[model::k_cpu] = used[model::k_memory] = used[model::k_pods] = true;
   m_pods.reserve(m_input.pods.size());
   m_batch.reserve(m_input.pods.size());
+  const model::PodSpec* last_spec = nullptr;
+  SpecData* last_data = nullptr;
   for (const auto idx : m_input.pods) {
     const auto& ps = m_cluster.pod(idx);
     CAPSIM_CHECK(ps.pod.spec != nullptr, "solve: pod " + ps.pod.name + " has no spec");
-    auto& data = m_cache.spec_data(ps.pod.spec, ignore, m_tolerate_pns);
+    if (ps.pod.spec.get() != last_spec) { // pods of one workload share a spec
+      last_spec = ps.pod.spec.get();
+      last_data = &m_cache.spec_data(ps.pod.spec, ignore, m_tolerate_pns);
+    }
+    auto& data = *last_data;
     m_batch.push_back(idx);
     if (!data.validation_error.empty()) {
       m_invalid.push_back({idx, data.validation_error});
@@ -1455,15 +1464,16 @@ bool Scheduler::every_claim_keeps_spot()
   return true;
 }
 
-bool Scheduler::bound_pod_fits_nowhere() const
+bool Scheduler::bound_pod_fits_nowhere()
 {
   // Placements only shrink the free capacity, so such a pod ends on a NodeClaim or fails.
-  return std::any_of(m_pods.begin(), m_pods.end(), [this](const QueuedPod& p) {
+  return std::any_of(m_pods.begin(), m_pods.end(), [this](QueuedPod& p) {
     if (p.state->phase == cluster::PodPhase::pending) {
       return false;
     }
     const bool moving = m_moving_view && !p.pending && !p.from_deleting;
-    return m_index->next(0, p.requests, moving) == FreeCapacityIndex::k_end;
+    p.fit_from = m_index->next(p.fit_from, p.requests, moving);
+    return p.fit_from == FreeCapacityIndex::k_end;
   });
 }
 
@@ -2195,8 +2205,8 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
   // window (the index's moving view leaves those out).
   const bool moving = m_moving_view && !p.pending && !p.from_deleting;
   const FreeCapacityIndex& index = *m_index;
-  for (std::size_t pos = index.next(0, p.requests, moving); pos != FreeCapacityIndex::k_end;
-       pos = index.next(pos + 1, p.requests, moving)) {
+  p.fit_from = index.next(p.fit_from, p.requests, moving);
+  for (std::size_t pos = p.fit_from; pos != FreeCapacityIndex::k_end; pos = index.next(pos + 1, p.requests, moving)) {
     auto& e = nodes[pos];
     if (!p.requests.fits_in(e.remaining) || host_blocked(e.hostname)) {
       continue;

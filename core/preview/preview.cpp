@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <ctime>
 #include <map>
 
@@ -307,7 +308,7 @@ void KarpenterPreview::drift(std::vector<Candidate> drifted, std::vector<NodeVer
                + " allows no more Drifted disruptions now");
       continue;
     }
-    auto sim = karpenter::simulate_scheduling(ctx, {c}, false);
+    auto sim = karpenter::simulate_scheduling(ctx, std::span(&c, 1), false);
     if (!sim.failure.empty()) {
       keep(v, classify(sim.failure), "drifted (" + why + "), but " + sim.failure);
       continue;
@@ -541,7 +542,8 @@ void KarpenterPreview::run(PreviewResult& out)
   const auto ordered = karpenter::interleave_pools(consolidatable);
   const auto ctx = context();
   std::optional<Command> first_single;
-  for (const auto& c : ordered) {
+  for (const Candidate* next : ordered) {
+    const Candidate& c = *next;
     if (in_first[c.node]) {
       continue;
     }
@@ -552,7 +554,7 @@ void KarpenterPreview::run(PreviewResult& out)
                + " allows no more Underutilized disruptions now");
       continue;
     }
-    auto outcome = karpenter::compute_consolidation(ctx, {c}, Method::single_node);
+    auto outcome = karpenter::compute_consolidation(ctx, std::span(&c, 1), Method::single_node);
     if (!outcome.command) {
       keep(v, classify(outcome.rejected), outcome.rejected);
       continue;
