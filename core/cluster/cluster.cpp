@@ -25,6 +25,7 @@ PodIndex Cluster::add_pod(model::Pod pod)
 NodeIndex Cluster::add_node(NodeState node)
 {
   node.requirements = model::Requirements::from_labels(node.labels);
+  node.pods_revision = ++m_pods_revisions;
   if (node.alive()) {
     ++m_alive_nodes;
     m_alive.push_back(static_cast<NodeIndex>(m_nodes.size()));
@@ -49,6 +50,7 @@ void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
     n.daemon_requested += r;
   } else {
     n.pods.push_back(pod);
+    n.pods_revision = ++m_pods_revisions;
     if (p.pod.spec && !p.pod.spec->pod_anti_affinity_required.empty()) {
       ++m_bound_anti_affinity;
     }
@@ -72,6 +74,7 @@ void Cluster::unbind(PodIndex pod, SimTime now)
     if (it != n.pods.end()) {
       *it = n.pods.back();
       n.pods.pop_back();
+      n.pods_revision = ++m_pods_revisions;
       if (p.pod.spec && !p.pod.spec->pod_anti_affinity_required.empty()) {
         --m_bound_anti_affinity;
       }

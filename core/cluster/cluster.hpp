@@ -79,6 +79,9 @@ struct NodeState
   bool disrupted_taint = false; // karpenter.sh/disrupted:NoSchedule (candidate in a command)
   std::uint64_t template_hash = 0;
   std::vector<PodIndex> pods; // bound non-DaemonSet pods
+  // A new value (unique within the Cluster) whenever `pods` changes, so readers that derive
+  // facts from the pod list can tell it is unchanged without comparing it.
+  std::uint64_t pods_revision = 0;
 
   [[nodiscard]] bool alive() const { return lifecycle != NodeLifecycle::terminated; }
 
@@ -192,6 +195,7 @@ private:
   std::vector<NodeIndex> m_alive; // sorted
   std::vector<BindingChange> m_binding_log;
   std::vector<std::uint64_t> m_node_stamps; // per node: node_epoch of its last change
+  std::uint64_t m_pods_revisions = 0;
   std::uint64_t m_node_epoch = 0;
   std::size_t m_bound_anti_affinity = 0;
   InstanceId m_instance;

@@ -28,6 +28,7 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
     NodePoolInput in;
     in.pool = &scenario.node_pools[i];
     in.index = i;
+    in.revision = 1; // the scenario's NodePools do not change during a run
     std::vector<const catalog::InstanceType*> types;
     types.reserve(catalog.instance_types().size());
     for (const auto& t : catalog.instance_types()) {

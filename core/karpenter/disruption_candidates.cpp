@@ -243,7 +243,8 @@ void derive(CandidateMemo& m, const cluster::Cluster& cluster, const cluster::No
             const NodePoolInput& pool_input)
 {
   m.valid = true;
-  m.pods = node.pods;
+  m.cluster = cluster.instance_id();
+  m.pods_revision = node.pods_revision;
   m.any_do_not_disrupt = false;
   m.instance_type = node.instance_type != nullptr ? pool_instance_type(pool_input, *node.instance_type) : nullptr;
   m.price = m.instance_type != nullptr ? offering_price(*m.instance_type, node.zone, node.capacity_type) : 0;
@@ -291,7 +292,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   const auto& pool_input = (*ctx.pools)[node.pool];
   CandidateMemo local;
   CandidateMemo& memo = ctx.memo != nullptr ? memo_slot(*ctx.memo, index) : local;
-  if (!memo.valid || memo.pods != node.pods) {
+  if (!memo.valid || memo.cluster != cluster.instance_id() || memo.pods_revision != node.pods_revision) {
     derive(memo, cluster, node, pool_input);
   }
   const bool ignore_pod_blockers = disruption_class == DisruptionClass::eventual && pool.termination_grace_period;

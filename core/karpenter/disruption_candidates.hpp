@@ -86,7 +86,8 @@ struct Candidate
 struct CandidateMemo
 {
   bool valid = false;
-  std::vector<cluster::PodIndex> pods; // NodeState::pods when derived
+  std::uint64_t cluster = 0;       // Cluster::instance_id when derived
+  std::uint64_t pods_revision = 0; // NodeState::pods_revision when derived
   bool any_do_not_disrupt = false;     // a pod asks for do-not-disrupt (its expiry needs the clock)
   std::vector<cluster::PodIndex> reschedulable; // sorted
   double all_cost = 0;

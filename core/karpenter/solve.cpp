@@ -292,6 +292,7 @@ struct SolveCache::Impl
     const model::NodePool* pool = nullptr;
     std::uint32_t index = 0;
     const PoolTypes* types = nullptr;
+    std::uint64_t revision = 0;
     model::Requirements requirements;
     model::Labels template_labels;
     std::vector<model::Taint> taints;
@@ -309,9 +310,11 @@ struct SolveCache::Impl
     for (std::size_t i = 0; same && i < inputs.size(); ++i) {
       const auto& a = pool_shapes[i];
       const auto& p = *inputs[i].pool;
-      same = a.pool == &p && a.index == inputs[i].index && a.types == types[i] && a.requirements == p.requirements
-             && a.template_labels == p.template_labels && a.taints == p.taints && a.startup_taints == p.startup_taints
-             && a.consolidate_after == p.consolidate_after;
+      same = a.pool == &p && a.index == inputs[i].index && a.types == types[i] && a.revision == inputs[i].revision;
+      if (same && inputs[i].revision == 0) {
+        same = a.requirements == p.requirements && a.template_labels == p.template_labels && a.taints == p.taints
+               && a.startup_taints == p.startup_taints && a.consolidate_after == p.consolidate_after;
+      }
     }
     if (same) {
       return;
@@ -319,8 +322,8 @@ struct SolveCache::Impl
     pool_shapes.clear();
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const auto& p = *inputs[i].pool;
-      pool_shapes.push_back(
-          {&p, inputs[i].index, types[i], p.requirements, p.template_labels, p.taints, p.startup_taints, p.consolidate_after});
+      pool_shapes.push_back({&p, inputs[i].index, types[i], inputs[i].revision, p.requirements, p.template_labels, p.taints,
+                             p.startup_taints, p.consolidate_after});
     }
     ++pools_generation;
   }

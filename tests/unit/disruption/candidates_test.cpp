@@ -304,6 +304,22 @@ TEST_CASE("make_candidate answers the same with its per-node memo as without, as
   }
   CHECK(compared > 10); // both blocked (do-not-disrupt) and candidate answers were seen
   CHECK(memo.size() == 1);
+
+  // One pod replaced by another at the same moment: same count and last pod event, new list.
+  REQUIRE(c.pod(pods[6]).node == node);
+  REQUIRE(c.pod(pods[7]).node == cluster::k_none);
+  now += 2 * k_minute;
+  c.unbind(pods[6], now);
+  c.bind(pods[7], node, now);
+  c.pod_mut(pods[7]).started_at = now;
+  with.now = without.now = now + 10 * k_minute;
+  const auto a = make_candidate(with, node, DisruptionClass::graceful);
+  const auto b = make_candidate(without, node, DisruptionClass::graceful);
+  REQUIRE(a.candidate.has_value());
+  REQUIRE(b.candidate.has_value());
+  CHECK(a.candidate->reschedulable == b.candidate->reschedulable);
+  CHECK(std::count(a.candidate->reschedulable.begin(), a.candidate->reschedulable.end(), pods[7]) == 1);
+  CHECK(std::count(a.candidate->reschedulable.begin(), a.candidate->reschedulable.end(), pods[6]) == 0);
 }
 
 } // namespace capsim::karpenter::dtest
