@@ -25,17 +25,19 @@ enum class PodPhase : std::uint8_t {
   lost,     // evicted bare pod: nothing recreates it
 };
 
-struct PodState
+// Cache-line aligned, with the fields schedulers read for every pod (phase, node, then the
+// pod's spec, arrival and requests) in its first two lines.
+struct alignas(64) PodState
 {
-  model::Pod pod;
   PodPhase phase = PodPhase::future;
   NodeIndex node = k_none;
+  NodeIndex nominated = k_none; // node Karpenter planned for it (kube-scheduler decides)
+  std::uint32_t evictions = 0;
   SimTime pending_since = 0; // when it last became pending
   SimTime started_at = -1;   // when it last started running (bound on a ready node)
   SimTime finish_at = -1;    // absolute completion time while running; -1 = none
   SimTime departure = -1;    // absolute deletion time from the workload; -1 = none
-  NodeIndex nominated = k_none; // node Karpenter planned for it (kube-scheduler decides)
-  std::uint32_t evictions = 0;
+  model::Pod pod;
 };
 
 enum class NodeOwner : std::uint8_t { static_node, node_pool, node_group };

@@ -170,12 +170,18 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
                                bool sketch, bool stop_on_delete_veto)
 {
   const auto& cluster = *ctx.cluster;
-  SolveInput in = ctx.controller->solve_input(cluster, *ctx.actuator);
-  in.cluster = &cluster;
+  if (!ctx.scratch.input) {
+    ctx.scratch.input = ctx.controller->solve_input(cluster, *ctx.actuator);
+    ctx.scratch.input->cluster = &cluster;
+  }
+  SolveInput& in = *ctx.scratch.input;
+  const SolveOptions base_options = in.options;
+  in.excluded_nodes.clear();
   for (const auto& c : candidates) {
     in.excluded_nodes.push_back(c.node);
   }
-  std::vector<NodeIndex> is_candidate = in.excluded_nodes;
+  std::vector<NodeIndex>& is_candidate = ctx.scratch.candidates;
+  is_candidate.assign(in.excluded_nodes.begin(), in.excluded_nodes.end());
   std::sort(is_candidate.begin(), is_candidate.end());
   const auto& pending = cluster.pending();
   if (!ctx.deleting_pods) {
@@ -207,7 +213,8 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   }
   // Pods of deleting nodes and of nodes marked for deletion by a command in flight (sorted:
   // a per-pod flag array would cost the whole pod history on every simulation).
-  std::vector<PodIndex> from_deleting;
+  std::vector<PodIndex>& from_deleting = ctx.scratch.from_deleting;
+  from_deleting.clear();
   for (const auto& [n, p] : *ctx.deleting_pods) {
     if (!std::binary_search(is_candidate.begin(), is_candidate.end(), n)) {
       in.pods.push_back(p);
@@ -223,6 +230,7 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   in.options.now = ctx.now;
   Simulation out;
   out.result = solve(in);
+  in.options = base_options;
   if (out.result.stopped) {
     out.failure = k_reason_not_recorded;
     return out;

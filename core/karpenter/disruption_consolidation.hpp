@@ -59,6 +59,14 @@ struct SimulationContext
   // node, in node order: worked out on the first simulation, since a context is used while
   // the cluster stands still (a pass simulates each candidate against the same cluster).
   mutable std::optional<std::vector<std::pair<cluster::NodeIndex, cluster::PodIndex>>> deleting_pods;
+  // Buffers the simulations run with this context reuse (a pass runs thousands).
+  struct Scratch
+  {
+    std::optional<SolveInput> input; // the controller's solve input, made on first use
+    std::vector<cluster::NodeIndex> candidates;
+    std::vector<cluster::PodIndex> from_deleting;
+  };
+  mutable Scratch scratch;
 };
 
 inline constexpr const char* k_reason_not_recorded = "rejected";

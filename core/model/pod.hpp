@@ -48,17 +48,19 @@ struct PodSpec
 
 using PodSpecPtr = std::shared_ptr<const PodSpec>;
 
-// One pod of the workload. Requests may differ per pod (trace rows carry their own).
+// One pod of the workload. Requests may differ per pod (trace rows carry their own). What the
+// schedulers read of every pod comes first, so that it shares cache lines with the cluster's
+// per-pod state (cluster::PodState): a replay's million pods are read scattered.
 struct Pod
 {
-  std::string name;
   PodSpecPtr spec;
-  Resources requests; // what the scheduler uses; normally spec->requests
   SimTime arrival = 0;
-  Duration runtime = -1;     // running time once started; -1: runs until deleted or the end
-  SimTime departure = -1;    // absolute time the workload deletes it (pending or not); -1: never
-  std::string node_name;     // bound at t=0 (spec.nodeName)
-  bool is_daemon = false;    // a DaemonSet pod (not counted in final_nodes pods)
+  bool is_daemon = false; // a DaemonSet pod (not counted in final_nodes pods)
+  Resources requests;     // what the scheduler uses; normally spec->requests
+  std::string name;
+  Duration runtime = -1;  // running time once started; -1: runs until deleted or the end
+  SimTime departure = -1; // absolute time the workload deletes it (pending or not); -1: never
+  std::string node_name;  // bound at t=0 (spec.nodeName)
 };
 
 } // namespace capsim::model
