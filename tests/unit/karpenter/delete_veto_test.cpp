@@ -147,10 +147,20 @@ std::vector<catalog::InstanceType> catalog_with_spot(int n, SpotZones spot_zones
   return out;
 }
 
+// A spot + on-demand pool over `env`'s types and a candidate holding `count` pods of `milli` CPU.
+Runs simulate_candidate_with(Env& env, std::int64_t milli, int count)
+{
+  env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  for (const auto p : env.pods(cpu(milli), count)) {
+    env.bind(p, candidate);
+  }
+  return simulate_delete(env, candidate);
+}
+
 } // namespace
 
-TEST_CASE("stop_on_delete_veto: a moved pod no other node has room for stops "
-          "the solve",
+TEST_CASE("stop_on_delete_veto: a moved pod no other node has room for stops the solve",
           "[karpenter][solve][consolidation]")
 {
   Env env(testing::fake_instance_types(10));
@@ -165,8 +175,7 @@ TEST_CASE("stop_on_delete_veto: a moved pod no other node has room for stops "
   check_consistent(env, runs);
 }
 
-TEST_CASE("stop_on_delete_veto: the first NodeClaim that may launch spot stops "
-          "the solve",
+TEST_CASE("stop_on_delete_veto: the first NodeClaim that may launch spot stops the solve",
           "[karpenter][solve][consolidation]")
 {
   Env env(testing::fake_instance_types(10));
@@ -185,8 +194,7 @@ TEST_CASE("stop_on_delete_veto: the first NodeClaim that may launch spot stops "
   check_consistent(env, runs);
 }
 
-TEST_CASE("stop_on_delete_veto: a moved pod placed on a node that is not Ready "
-          "stops the solve",
+TEST_CASE("stop_on_delete_veto: a moved pod placed on a node that is not Ready stops the solve",
           "[karpenter][solve][consolidation]")
 {
   // Even when NodeClaims could be on-demand only (test-zone-3 has no spot): the rule does not
@@ -279,13 +287,8 @@ TEST_CASE("stop_on_delete_veto: NodeClaims keep spot while a spot option in each
   SECTION("the largest options offer no spot, smaller ones do in every zone")
   {
     Env env(catalog_with_spot(10, [](int i) { return i < 7 ? 7U : 0U; }));
-    env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
-    const auto candidate = env.node("candidate", {}, allocatable(8000));
     env.node("other", {}, allocatable(1000));
-    for (const auto p : env.pods(cpu(1500), 2)) {
-      env.bind(p, candidate);
-    }
-    const auto runs = simulate_delete(env, candidate);
+    const auto runs = simulate_candidate_with(env, 1500, 2);
     CHECK(runs.early.stopped);
     REQUIRE(runs.full.claims.size() == 1);
     check_consistent(env, runs);
@@ -293,12 +296,7 @@ TEST_CASE("stop_on_delete_veto: NodeClaims keep spot while a spot option in each
   SECTION("only options without spot have room for every pod")
   {
     Env env(catalog_with_spot(10, [](int i) { return i < 2 ? 7U : 0U; }));
-    env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
-    const auto candidate = env.node("candidate", {}, allocatable(8000));
-    for (const auto p : env.pods(cpu(1200), 3)) {
-      env.bind(p, candidate);
-    }
-    const auto runs = simulate_delete(env, candidate);
+    const auto runs = simulate_candidate_with(env, 1200, 3);
     CHECK_FALSE(runs.early.stopped);
     REQUIRE(runs.full.claims.size() == 1);
     CHECK_FALSE(consolidation_rejects(env, runs.full)); // an on-demand claim, priced next
@@ -308,19 +306,13 @@ TEST_CASE("stop_on_delete_veto: NodeClaims keep spot while a spot option in each
   {
     // test-zone-3 has spot on the two smallest types only; a claim may end there on-demand.
     Env env(catalog_with_spot(10, [](int i) { return i < 2 ? 7U : 3U; }));
-    env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
-    const auto candidate = env.node("candidate", {}, allocatable(8000));
-    for (const auto p : env.pods(cpu(1200), 3)) {
-      env.bind(p, candidate);
-    }
-    const auto runs = simulate_delete(env, candidate);
+    const auto runs = simulate_candidate_with(env, 1200, 3);
     CHECK_FALSE(runs.early.stopped);
     check_consistent(env, runs);
   }
 }
 
-TEST_CASE("stop_on_delete_veto: a pending pod that fits nowhere does not stop "
-          "the solve",
+TEST_CASE("stop_on_delete_veto: a pending pod that fits nowhere does not stop the solve",
           "[karpenter][solve][consolidation]")
 {
   // Its failure does not veto the command (only non-pending pods' failures do).
