@@ -74,7 +74,7 @@ private:
   // (whose elements' buffers are reused). Records the reason a node is kept when it says
   // something useful about this method.
   void candidates(Method m, std::vector<Candidate>& out, bool record_keeps = true);
-  bool should_disrupt(Method m, const Candidate& c, std::string* why);
+  bool should_disrupt(Method m, const Candidate& c, std::string* why); // why: the reason, when not null
   bool drifted(NodeIndex n);
   SimTime drift_time(NodeIndex n) const;
   std::vector<PoolTotals> pool_totals(std::span<const Candidate> candidates) const;
@@ -318,13 +318,17 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
     if (m_now >= at) {
       return true;
     }
-    *why = fmt::format("consolidateAfter ({}) has not elapsed since the last pod event", format_duration(pool.consolidate_after));
+    if (why != nullptr) {
+      *why = fmt::format("consolidateAfter ({}) has not elapsed since the last pod event", format_duration(pool.consolidate_after));
+    }
     return false;
   };
   switch (m) {
   case Method::emptiness:
     if (pool.consolidate_after == k_never) {
-      *why = "NodePool " + pool.name + " has consolidation disabled (consolidateAfter: Never)";
+      if (why != nullptr) {
+        *why = "NodePool " + pool.name + " has consolidation disabled (consolidateAfter: Never)";
+      }
       return false;
     }
     if (!is_empty(c, v113)) {
@@ -335,17 +339,23 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
   case Method::multi_node:
   case Method::single_node:
     if (c.instance_type == nullptr) {
-      *why = "instance type "
-             + (node.instance_type != nullptr ? node.instance_type->name : std::string("(unknown)"))
-             + " is not offered by NodePool " + pool.name;
+      if (why != nullptr) {
+        *why = "instance type "
+               + (node.instance_type != nullptr ? node.instance_type->name : std::string("(unknown)"))
+               + " is not offered by NodePool " + pool.name;
+      }
       return false;
     }
     if (node.capacity_type.empty() || node.zone.empty()) {
-      *why = "node has no capacity-type or zone label";
+      if (why != nullptr) {
+        *why = "node has no capacity-type or zone label";
+      }
       return false;
     }
     if (pool.consolidate_after == k_never) {
-      *why = "NodePool " + pool.name + " has consolidation disabled (consolidateAfter: Never)";
+      if (why != nullptr) {
+        *why = "NodePool " + pool.name + " has consolidation disabled (consolidateAfter: Never)";
+      }
       return false;
     }
     if (!v113 && is_empty(c, v113)) {
@@ -353,7 +363,9 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
     }
     if (pool.consolidation_policy == model::ConsolidationPolicy::when_empty) {
       if (!is_empty(c, v113)) {
-        *why = "NodePool " + pool.name + " has consolidationPolicy WhenEmpty and the node is not empty";
+        if (why != nullptr) {
+          *why = "NodePool " + pool.name + " has consolidationPolicy WhenEmpty and the node is not empty";
+        }
       }
       return false;
     }
@@ -381,8 +393,8 @@ void DisruptionController::candidates(Method m, std::vector<Candidate>& out, boo
       }
       return;
     }
-    std::string why;
-    if (!should_disrupt(m, *check.candidate, &why)) {
+    std::string why; // worked out only when it is recorded
+    if (!should_disrupt(m, *check.candidate, record_keeps && m_act->records_decisions() ? &why : nullptr)) {
       if (record_keeps && !why.empty()) {
         keep(m, n, why);
       }
