@@ -68,13 +68,15 @@ struct Runs
   SolveResult early;
 };
 
-// Simulates deleting `candidate`: pending pods plus the candidate's pods, candidate excluded.
-Runs simulate_delete(Env& env, cluster::NodeIndex candidate)
+// Simulates deleting `candidate`: pending pods, the candidate's pods and `draining` (pods of
+// deleting nodes), candidate excluded.
+Runs simulate_delete(Env& env, cluster::NodeIndex candidate, const std::vector<cluster::PodIndex>& draining = {})
 {
   SolveInput in = env.input();
   for (const auto p : env.cluster.node(candidate).pods) {
     in.pods.push_back(p);
   }
+  in.pods.insert(in.pods.end(), draining.begin(), draining.end());
   in.excluded_nodes = {candidate};
   in.options.consolidation_simulation = true;
   in.options.sketch_claims = true;
@@ -166,8 +168,7 @@ TEST_CASE("stop_on_delete_veto: a moved pod no other node has room for stops the
   Env env(testing::fake_instance_types(10));
   add_spot_pool(env, true);
   const auto candidate = env.node("candidate", {}, allocatable(4000));
-  const auto other = env.node("other", {}, allocatable(1000));
-  (void)other;
+  env.node("other", {}, allocatable(1000));
   env.bind(env.pod(cpu(2000)), candidate);
   const auto runs = simulate_delete(env, candidate);
   CHECK(runs.early.stopped);
@@ -208,6 +209,32 @@ TEST_CASE("stop_on_delete_veto: a moved pod placed on a node that is not Ready s
   CHECK(runs.early.stopped);
   REQUIRE(runs.full.existing.size() == 1);
   CHECK(runs.full.claims.empty());
+  check_consistent(env, runs);
+}
+
+TEST_CASE("stop_on_delete_veto: a deleting node's pod placed on a node that is not Ready does not stop the solve",
+          "[karpenter][solve][consolidation]")
+{
+  // Only moved pods may not land on uninitialized nodes; a deleting node's pods may.
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto draining = env.node("draining", {}, allocatable(4000), cluster::NodeLifecycle::deleting);
+  const auto other = env.node("other", {}, allocatable(1000));
+  const auto launching = env.node("launching", {}, allocatable(2000), cluster::NodeLifecycle::registered);
+  const auto evicted = env.pod(cpu(2000)); // fits the launching node only
+  env.bind(evicted, draining);
+  const auto moved = env.pod(cpu(500));
+  env.bind(moved, candidate);
+  const auto runs = simulate_delete(env, candidate, {evicted});
+  CHECK_FALSE(runs.early.stopped);
+  REQUIRE(runs.full.existing.size() == 2);
+  CHECK(runs.full.claims.empty());
+  for (const auto& p : runs.full.existing) {
+    CHECK(p.node == (p.pod == evicted ? launching : other));
+  }
+  CHECK_FALSE(consolidation_rejects(env, runs.full, {draining}));
+  CHECK(consolidation_rejects(env, runs.full)); // the same placements, were its pod a moved one
   check_consistent(env, runs);
 }
 
