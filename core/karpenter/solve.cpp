@@ -27,6 +27,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -252,6 +253,51 @@ struct ExistingSnapshot
   std::vector<cluster::PodIndex> anti_affinity;
 };
 
+// What the checks before placing pods read of some of a solve's pods (the valid ones, as
+// prepare_pods keeps them).
+struct PodsSummary
+{
+  model::Resources requests;  // sum of their scheduler requests
+  std::uint32_t dims = 0;     // bit per resource some of them request
+  bool zone_only = true;      // SpecData::zone_only_requirements for each
+  bool topology = false;      // some has pod (anti-)affinity or a spread constraint
+  bool host_ports = false;
+
+  void add(const PodsSummary& o)
+  {
+    requests += o.requests;
+    dims |= o.dims;
+    zone_only = zone_only && o.zone_only;
+    topology = topology || o.topology;
+    host_ports = host_ports || o.host_ports;
+  }
+};
+
+// NewQueue's order: CPU desc, memory desc, creation asc, then name and index.
+bool queued_before(const model::Resources& ra, const model::Pod& a, cluster::PodIndex ia, const model::Resources& rb,
+                   const model::Pod& b, cluster::PodIndex ib)
+{
+  if (ra.cpu() != rb.cpu()) {
+    return ra.cpu() > rb.cpu();
+  }
+  if (ra.memory() != rb.memory()) {
+    return ra.memory() > rb.memory();
+  }
+  if (a.arrival != b.arrival) {
+    return a.arrival < b.arrival;
+  }
+  if (a.name != b.name) {
+    return a.name < b.name;
+  }
+  return ia < ib;
+}
+
+bool has_pod_topology(const model::PodSpec& s)
+{
+  return !s.topology_spread.empty() || !s.pod_affinity_required.empty() || !s.pod_affinity_preferred.empty()
+         || !s.pod_anti_affinity_required.empty() || !s.pod_anti_affinity_preferred.empty();
+}
+
 struct SolveCache::Impl
 {
   Interner in;
@@ -341,6 +387,7 @@ struct SolveCache::Impl
   struct Templates
   {
     bool valid = false;
+    std::uint64_t generation = 0; // bumped on every rebuild
     std::uint64_t pools_generation = 0;
     std::vector<std::uint64_t> availability;
     std::vector<const model::PodSpec*> daemons;
@@ -348,6 +395,36 @@ struct SolveCache::Impl
     std::vector<Template> list;
   };
   Templates templates;
+  // SolveOptions::stop_on_delete_veto, per single candidate node: the last solve that stopped on
+  // one of the candidate's pods, and what that answer depended on besides the free room
+  // (Scheduler::veto_still_holds).
+  struct Veto
+  {
+    enum class Kind
+    {
+      no_room,   // the pod fit no other node before anything was placed
+      not_ready, // the pod, first in the queue, went to a node that is not Ready
+    };
+    bool valid = false;
+    Kind kind = Kind::no_room;
+    std::vector<cluster::PodIndex> pods; // the candidate's run of SolveInput::pods
+    PodsSummary summary;                 // of those pods
+    cluster::PodIndex pod = 0;           // the candidate's pod the stop rested on
+    model::Resources requests;           // its scheduler requests
+    bool ignore_preferences = false;
+    bool moving_view = false;
+    bool tolerate_pns = false;
+    // no_room: the templates, and every_claim_keeps_spot held for pods requesting this much in
+    // total with these resources in use (bit per resource): it holds for any less.
+    std::uint64_t templates = 0; // Templates::generation
+    model::Resources keeps_spot_for;
+    std::uint32_t keeps_spot_dims = 0;
+    // not_ready: the node and its Cluster::node_stamp then (its labels, taints and lifecycle).
+    cluster::NodeIndex node = 0;
+    std::uint64_t node_stamp = 0;
+  };
+  std::vector<Veto> vetoes; // by NodeIndex of the candidate
+  std::size_t veto_hits = 0;
 
   PoolTypes& pool_types(std::size_t i, const NodePoolInput& input)
   {
@@ -408,6 +485,11 @@ struct SolveCache::Impl
         nodes[i].reset();
       }
     }
+    for (std::size_t i = 0; i < vetoes.size() && i < cluster.nodes().size(); ++i) {
+      if (vetoes[i].valid && cluster.node(static_cast<cluster::NodeIndex>(i)).lifecycle == cluster::NodeLifecycle::terminated) {
+        vetoes[i] = {};
+      }
+    }
   }
   std::size_t nodes_pruned_at = 0;
 };
@@ -419,6 +501,11 @@ SolveCache::~SolveCache() = default;
 void SolveCache::clear()
 {
   m_impl = std::make_unique<Impl>();
+}
+
+std::size_t SolveCache::veto_memo_hits() const
+{
+  return m_impl->veto_hits;
 }
 
 const std::vector<const catalog::InstanceType*>& NodePoolInput::types() const
@@ -646,6 +733,8 @@ private:
   void build_templates(); // prepare_templates without the cache
   void set_spot_possible(Template& t) const;
   void prepare_existing();
+  [[nodiscard]] bool same_daemons(const std::vector<const model::PodSpec*>& specs) const; // as SolveInput's
+  [[nodiscard]] bool templates_current() const;
   [[nodiscard]] bool snapshot_current() const;
   [[nodiscard]] bool snapshot_inputs_same() const; // same cluster, pools and DaemonSets; no host ports
   [[nodiscard]] bool snapshot_refreshable() const;
@@ -662,10 +751,16 @@ private:
   void prepare_topology();
   // SolveOptions::stop_on_delete_veto
   [[nodiscard]] bool narrowed_by_zone_only() const;
-  void prepare_spot_room();
+  void prepare_spot_room(const model::Resources& all); // `all`: the requests of every pod
   [[nodiscard]] bool keeps_spot(std::size_t tmpl, const TypeSet& options, const OfferingFilter& filter);
   [[nodiscard]] bool every_claim_keeps_spot();
-  [[nodiscard]] bool bound_pod_fits_nowhere();
+  [[nodiscard]] const QueuedPod* bound_pod_fitting_nowhere();
+  [[nodiscard]] bool limited(const Template& t) const; // its pool has limits
+  [[nodiscard]] PodsSummary summarize(std::span<const cluster::PodIndex> pods);
+  SolveCache::Impl::Veto* remember(const QueuedPod& p); // the entry for p's stop, common fields set
+  void remember_no_room(const QueuedPod& p);
+  void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
+  [[nodiscard]] bool veto_still_holds();
 
   // DaemonSets
   [[nodiscard]] bool daemon_compatible_with_template(std::size_t ds, const Template& t, const TypeInfo& type) const;
@@ -837,7 +932,7 @@ void Scheduler::prepare_pods()
       m_invalid.push_back({idx, data.validation_error});
       continue;
     }
-    QueuedPod q;
+    QueuedPod& q = m_pods.emplace_back(); // in place: the requests alone are 128 bytes
     q.index = idx;
     q.state = &ps;
     q.data = &data;
@@ -853,7 +948,6 @@ void Scheduler::prepare_pods()
     if (!ps.pod.spec->host_ports.empty()) {
       m_any_host_ports = true;
     }
-    m_pods.push_back(q);
   }
   std::sort(m_batch.begin(), m_batch.end());
   for (const auto& ds : m_input.daemon_sets) {
@@ -975,30 +1069,43 @@ std::string Scheduler::min_values_check(const Template& t, const TypeSet& option
   return fmt::format("minValues requirement is not met for label(s) ({})", keys);
 }
 
+bool Scheduler::templates_current() const
+{
+  const auto& cached = m_cache.templates;
+  if (!cached.valid || cached.pools_generation != m_cache.pools_generation
+      || cached.min_values_best_effort != m_input.options.min_values_best_effort || !same_daemons(cached.daemons)
+      || cached.availability.size() != m_pool_types.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < m_pool_types.size(); ++i) {
+    if (cached.availability[i] != m_pool_types[i]->availability_generation()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void Scheduler::prepare_templates()
 {
-  auto& cached = m_cache.templates;
-  std::vector<std::uint64_t> availability;
-  for (const auto* pt : m_pool_types) {
-    availability.push_back(pt->availability_generation());
-  }
-  std::vector<const model::PodSpec*> daemons;
-  for (const auto& d : m_daemons) {
-    daemons.push_back(d.spec);
-  }
-  const bool best_effort = m_input.options.min_values_best_effort;
-  if (!cached.valid || cached.pools_generation != m_cache.pools_generation || cached.availability != availability
-      || cached.daemons != daemons || cached.min_values_best_effort != best_effort) {
-    cached.valid = false;
-    m_templates.clear();
-    build_templates();
-    cached.pools_generation = m_cache.pools_generation;
-    cached.availability = std::move(availability);
-    cached.daemons = std::move(daemons);
-    cached.min_values_best_effort = best_effort;
-    cached.valid = true;
+  if (templates_current()) {
     return;
   }
+  auto& cached = m_cache.templates;
+  cached.valid = false;
+  m_templates.clear();
+  build_templates();
+  ++cached.generation;
+  cached.pools_generation = m_cache.pools_generation;
+  cached.availability.clear();
+  for (const auto* pt : m_pool_types) {
+    cached.availability.push_back(pt->availability_generation());
+  }
+  cached.daemons.clear();
+  for (const auto& d : m_input.daemon_sets) {
+    cached.daemons.push_back(d.get());
+  }
+  cached.min_values_best_effort = m_input.options.min_values_best_effort;
+  cached.valid = true;
 }
 
 void Scheduler::build_templates()
@@ -1112,29 +1219,27 @@ void Scheduler::set_spot_possible(Template& t) const
   }
 }
 
+bool Scheduler::same_daemons(const std::vector<const model::PodSpec*>& specs) const
+{
+  const auto& ds = m_input.daemon_sets;
+  return specs.size() == ds.size()
+         && std::equal(specs.begin(), specs.end(), ds.begin(),
+                       [](const model::PodSpec* s, const model::PodSpecPtr& d) { return s == d.get(); });
+}
+
 bool Scheduler::snapshot_current() const
 {
   const auto& snap = m_cache.existing;
-  if (!snap.valid || snap.cluster != m_cluster.instance_id() || snap.epoch != m_cluster.node_epoch()
-      || snap.bindings != m_cluster.binding_log().size() || snap.host_ports != m_any_host_ports
-      || snap.pools_generation != m_cache.pools_generation || snap.daemons.size() != m_daemons.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < snap.daemons.size(); ++i) {
-    if (snap.daemons[i] != m_daemons[i].spec) {
-      return false;
-    }
-  }
-  return true;
+  return snap.valid && snap.cluster == m_cluster.instance_id() && snap.epoch == m_cluster.node_epoch()
+         && snap.bindings == m_cluster.binding_log().size() && snap.host_ports == m_any_host_ports
+         && snap.pools_generation == m_cache.pools_generation && same_daemons(snap.daemons);
 }
 
 bool Scheduler::snapshot_inputs_same() const
 {
   const auto& snap = m_cache.existing;
   return snap.valid && snap.cluster == m_cluster.instance_id() && !snap.host_ports && !m_any_host_ports
-         && snap.pools_generation == m_cache.pools_generation && snap.daemons.size() == m_daemons.size()
-         && std::equal(snap.daemons.begin(), snap.daemons.end(), m_daemons.begin(),
-                       [](const model::PodSpec* s, const Daemon& d) { return s == d.spec; });
+         && snap.pools_generation == m_cache.pools_generation && same_daemons(snap.daemons);
 }
 
 bool Scheduler::snapshot_refreshable() const
@@ -1408,12 +1513,8 @@ bool Scheduler::narrowed_by_zone_only() const
          && std::all_of(m_inverse.begin(), m_inverse.end(), zone_or_host);
 }
 
-void Scheduler::prepare_spot_room()
+void Scheduler::prepare_spot_room(const model::Resources& all)
 {
-  model::Resources all;
-  for (const auto& p : m_pods) {
-    all += p.requests;
-  }
   m_spot_room.resize(m_templates.size());
   for (std::size_t ti = 0; ti < m_templates.size(); ++ti) {
     const Template& t = m_templates[ti];
@@ -1460,17 +1561,17 @@ bool Scheduler::every_claim_keeps_spot()
   // Any NodeClaim of this solve starts from its template's options and offering filter, narrowed
   // by its first pod's zones and requests only (and no limit takes options away).
   for (std::size_t ti = 0; ti < m_templates.size(); ++ti) {
-    if (m_limits[ti].limited || !keeps_spot(ti, m_templates[ti].options, m_templates[ti].filter)) {
+    if (limited(m_templates[ti]) || !keeps_spot(ti, m_templates[ti].options, m_templates[ti].filter)) {
       return false;
     }
   }
   return true;
 }
 
-bool Scheduler::bound_pod_fits_nowhere()
+const QueuedPod* Scheduler::bound_pod_fitting_nowhere()
 {
   // Placements only shrink the free capacity, so such a pod ends on a NodeClaim or fails.
-  return std::any_of(m_pods.begin(), m_pods.end(), [this](QueuedPod& p) {
+  const auto it = std::find_if(m_pods.begin(), m_pods.end(), [this](QueuedPod& p) {
     if (p.state->phase == cluster::PodPhase::pending) {
       return false;
     }
@@ -1478,6 +1579,239 @@ bool Scheduler::bound_pod_fits_nowhere()
     p.fit_from = m_index->next(p.fit_from, p.requests, moving);
     return p.fit_from == FreeCapacityIndex::k_end;
   });
+  return it != m_pods.end() ? &*it : nullptr;
+}
+
+bool Scheduler::limited(const Template& t) const
+{
+  const bool given = m_input.remaining_limits.size() == m_input.node_pools.size();
+  return !(given ? m_input.remaining_limits[t.input] : limits_of(*t.pool)).empty();
+}
+
+PodsSummary Scheduler::summarize(std::span<const cluster::PodIndex> pods)
+{
+  PodsSummary out;
+  for (const auto idx : pods) {
+    const auto& spec = m_cluster.pod(idx).pod.spec;
+    CAPSIM_CHECK(spec != nullptr, "solve: pod " + m_cluster.pod(idx).pod.name + " has no spec");
+    const auto& data = m_cache.spec_data(spec, m_input.options.ignore_preferences, m_tolerate_pns);
+    if (!data.validation_error.empty()) {
+      continue; // not scheduled (prepare_pods)
+    }
+    const auto r = pod_requests(m_cluster.pod(idx).pod);
+    out.requests += r;
+    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+      if (r.v[d] != 0) {
+        out.dims |= std::uint32_t{1} << d;
+      }
+    }
+    out.zone_only = out.zone_only && data.zone_only_requirements;
+    out.topology = out.topology || has_pod_topology(*spec);
+    out.host_ports = out.host_ports || !spec->host_ports.empty();
+  }
+  return out;
+}
+
+// Remembered stops (SolveCache::Impl::Veto). A single candidate's solve that stopped on one of its
+// pods stops again, without preparing anything, while the candidate holds the same pods, the pod
+// is still bound there and the reason still holds:
+// - no_room: the pre-check's answer depends on the free room only through the pod it found;
+//   every_claim_keeps_spot and narrowed_by_zone_only read the requests, requirements and topology
+//   of the solve's pods, the templates and the options (and running pods with required
+//   anti-affinity, none here). The other pods (pending ones come and go) are summarised anew.
+// - not_ready: the pod is still first in the queue, so nothing is placed before it, and the first
+//   node the index offers it is the same node, unchanged but for its free room, still not Ready
+//   and with room in every resource: the pod goes there again (nothing of topology, host ports or
+//   preferences in the way).
+SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
+{
+  if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0 || !m_groups.empty()
+      || !m_inverse.empty()) {
+    return nullptr;
+  }
+  const auto node = m_input.excluded_nodes.front();
+  if (p.pending || p.from_deleting || p.state->node != node) {
+    return nullptr;
+  }
+  // The candidate's pods: one run of SolveInput::pods holding the pod.
+  const auto& pods = m_input.pods;
+  const auto on_node = [&](cluster::PodIndex i) { return m_cluster.pod(i).node == node; };
+  const auto first = std::find_if(pods.begin(), pods.end(), on_node);
+  const auto last = std::find_if_not(first, pods.end(), on_node);
+  if (std::find_if(last, pods.end(), on_node) != pods.end()) {
+    return nullptr;
+  }
+  auto& vetoes = m_cache.vetoes;
+  if (vetoes.size() <= node) {
+    vetoes.resize(node + 1);
+  }
+  auto& v = vetoes[node];
+  v.valid = true;
+  v.pods.assign(first, last);
+  v.summary = summarize(v.pods);
+  v.pod = p.index;
+  v.requests = p.requests;
+  v.ignore_preferences = m_input.options.ignore_preferences;
+  v.moving_view = m_moving_view;
+  v.tolerate_pns = m_tolerate_pns;
+  return &v;
+}
+
+void Scheduler::remember_no_room(const QueuedPod& p)
+{
+  auto* v = remember(p);
+  if (v == nullptr) {
+    return;
+  }
+  v->kind = SolveCache::Impl::Veto::Kind::no_room;
+  v->templates = m_cache.templates.generation;
+  v->keeps_spot_for = {};
+  for (const auto& q : m_pods) {
+    v->keeps_spot_for += q.requests;
+  }
+  v->keeps_spot_dims = 0;
+  for (const auto d : m_dims) {
+    v->keeps_spot_dims |= std::uint32_t{1} << d;
+  }
+}
+
+void Scheduler::remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e)
+{
+  // Placed as written, on the node's own requirements (nothing placed before it there). Whether
+  // it is first in the queue is checked when the stop is asked for again.
+  if (!m_placements.empty() || m_claim_count != 0 || &v != variant(*p.data, 0, m_in)
+      || (p.topo != nullptr && p.topo->any) || !p.data->spec->host_ports.empty()) {
+    return;
+  }
+  auto* veto = remember(p);
+  if (veto == nullptr) {
+    return;
+  }
+  veto->kind = SolveCache::Impl::Veto::Kind::not_ready;
+  veto->node = e.index;
+  veto->node_stamp = m_cluster.node_stamp(e.index);
+}
+
+bool Scheduler::veto_still_holds()
+{
+  if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0) {
+    return false;
+  }
+  const auto node = m_input.excluded_nodes.front();
+  if (node >= m_cache.vetoes.size()) {
+    return false;
+  }
+  auto& v = m_cache.vetoes[node];
+  if (!v.valid || v.ignore_preferences != m_input.options.ignore_preferences
+      || v.moving_view != m_input.options.consolidation_simulation || v.tolerate_pns != m_tolerate_pns) {
+    return false;
+  }
+  // The remembered run of the candidate's pods, its pod still bound there.
+  const std::span<const cluster::PodIndex> pods(m_input.pods);
+  const auto at = std::find(pods.begin(), pods.end(), v.pods.front());
+  if (static_cast<std::size_t>(pods.end() - at) < v.pods.size() || !std::equal(v.pods.begin(), v.pods.end(), at)) {
+    return false;
+  }
+  const auto& pod = m_cluster.pod(v.pod);
+  const auto& candidate = m_cluster.node(node);
+  if (pod.phase == cluster::PodPhase::pending || pod.node != node
+      || candidate.lifecycle == cluster::NodeLifecycle::deleting || candidate.disrupted_taint) {
+    return false;
+  }
+  // The current cluster state's free room (the snapshot is not refreshed here: the full solve
+  // does that). Most answers that changed fail on it, so it comes first.
+  auto& snap = m_cache.existing;
+  m_any_host_ports = snap.host_ports; // compared with the pods' below
+  const bool current = snapshot_current();
+  m_any_host_ports = false; // prepare_pods sets it when the full solve follows
+  if (!current) {
+    return false;
+  }
+  if (v.moving_view && snap.index.quiet_now() != m_input.options.now) {
+    snap.index.set_quiet_now(snap.nodes, m_input.options.now);
+  }
+  const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
+                                   std::pair<cluster::NodeIndex, std::uint32_t>{node, 0});
+  const std::size_t own = it != snap.position.end() && it->first == node ? it->second : FreeCapacityIndex::k_end;
+  std::size_t fit = snap.index.next(0, v.requests, v.moving_view);
+  if (fit != FreeCapacityIndex::k_end && fit == own) {
+    fit = snap.index.next(own + 1, v.requests, v.moving_view);
+  }
+  if (v.kind == SolveCache::Impl::Veto::Kind::not_ready) {
+    if (fit == FreeCapacityIndex::k_end) {
+      return false;
+    }
+    // The same node, unchanged since (a stamp names one change of one node), so still not Ready.
+    const auto& e = snap.nodes[fit];
+    if (m_cluster.node_stamp(e.index) != v.node_stamp || !v.requests.fits_in(e.remaining)) {
+      return false;
+    }
+  } else if (fit != FreeCapacityIndex::k_end) {
+    return false;
+  }
+  // The solve's other pods (pending ones come and go), summarised now.
+  const auto begin = static_cast<std::size_t>(at - pods.begin());
+  const auto rest = {pods.first(begin), pods.subspan(begin + v.pods.size())};
+  PodsSummary all = v.summary;
+  for (const auto part : rest) {
+    all.add(summarize(part));
+  }
+  if (all.topology || all.host_ports != snap.host_ports) {
+    return false;
+  }
+  if (v.kind == SolveCache::Impl::Veto::Kind::not_ready) {
+    // Still first in the queue: the remembered pods are as they were, so only the others compare.
+    for (const auto part : rest) {
+      for (const auto i : part) {
+        const auto& other = m_cluster.pod(i).pod;
+        if (queued_before(other.requests, other, i, v.requests, pod.pod, v.pod)
+            && m_cache.spec_data(other.spec, m_input.options.ignore_preferences, m_tolerate_pns)
+                   .validation_error.empty()) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+  if (!all.zone_only || !templates_current() || v.templates != m_cache.templates.generation
+      || std::any_of(m_templates.begin(), m_templates.end(), [this](const Template& t) { return limited(t); })) {
+    return false;
+  }
+  // every_claim_keeps_spot over the resources prepare_pods would use.
+  std::uint32_t used = all.dims | (std::uint32_t{1} << model::k_cpu) | (std::uint32_t{1} << model::k_memory)
+                       | (std::uint32_t{1} << model::k_pods);
+  for (const auto& ds : m_input.daemon_sets) {
+    const auto r = spec_requests(*ds);
+    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+      if (r.v[d] != 0) {
+        used |= std::uint32_t{1} << d;
+      }
+    }
+  }
+  const auto within = [&](const model::Resources& limit) {
+    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+      if (((used >> d) & 1U) != 0 && all.requests.v[d] > limit.v[d]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (used != v.keeps_spot_dims || !within(v.keeps_spot_for)) {
+    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+      if (((used >> d) & 1U) != 0) {
+        m_dims.push_back(static_cast<model::ResourceId>(d));
+      }
+    }
+    prepare_spot_room(all.requests);
+    const bool keeps = every_claim_keeps_spot();
+    m_dims.clear(); // prepare_pods fills it when the full solve follows
+    if (!keeps) {
+      return false;
+    }
+    v.keeps_spot_for = all.requests;
+    v.keeps_spot_dims = used;
+  }
+  return true;
 }
 
 void Scheduler::restore_existing()
@@ -1715,15 +2049,8 @@ TopologyGroup Scheduler::make_affinity_group(TopologyType type, const model::Pod
 void Scheduler::prepare_topology()
 {
   // Bound pods outside the batch (countDomains lists pods; the batch is excluded).
-  bool needed = false;
-  for (const auto& q : m_pods) {
-    const auto& s = *q.data->spec;
-    if (!s.topology_spread.empty() || !s.pod_affinity_required.empty() || !s.pod_affinity_preferred.empty()
-        || !s.pod_anti_affinity_required.empty() || !s.pod_anti_affinity_preferred.empty()) {
-      needed = true;
-      break;
-    }
-  }
+  const bool needed =
+      std::any_of(m_pods.begin(), m_pods.end(), [](const QueuedPod& q) { return has_pod_topology(*q.data->spec); });
   if (!needed && m_cluster.bound_with_anti_affinity() == 0) {
     return; // nothing below would be used
   }
@@ -2239,9 +2566,11 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
     e.host_ports.insert(e.host_ports.end(), spec.host_ports.begin(), spec.host_ports.end());
     index_update(pos, e);
     // A moved pod on a node that is not Ready vetoes the command (simulate_scheduling).
-    m_stopped = m_stopped
-                || (m_input.options.stop_on_delete_veto && p.state->phase != cluster::PodPhase::pending
-                    && !p.from_deleting && e.node->lifecycle != cluster::NodeLifecycle::ready);
+    if (m_input.options.stop_on_delete_veto && !m_stopped && p.state->phase != cluster::PodPhase::pending
+        && !p.from_deleting && e.node->lifecycle != cluster::NodeLifecycle::ready) {
+      m_stopped = true;
+      remember_not_ready(p, v, e);
+    }
     if (p.topo != nullptr && p.topo->any) {
       record(p, v, e.taints, e.reqs());
     }
@@ -2685,6 +3014,12 @@ SolveResult Scheduler::run()
 {
   CAPSIM_CHECK(m_input.cluster != nullptr, "solve: no cluster");
   prepare_pools();
+  if (m_input.options.stop_on_delete_veto && veto_still_holds()) {
+    ++m_cache.veto_hits;
+    SolveResult out;
+    out.stopped = true;
+    return out;
+  }
   prepare_pods();
   prepare_templates();
   prepare_existing();
@@ -2693,31 +3028,29 @@ SolveResult Scheduler::run()
   if (m_input.options.stop_on_delete_veto) {
     m_zone_only = narrowed_by_zone_only();
     if (m_zone_only) {
-      prepare_spot_room();
-      m_stopped = every_claim_keeps_spot() && bound_pod_fits_nowhere();
+      model::Resources all;
+      for (const auto& p : m_pods) {
+        all += p.requests;
+      }
+      prepare_spot_room(all);
+      if (every_claim_keeps_spot()) {
+        if (const QueuedPod* witness = bound_pod_fitting_nowhere()) {
+          remember_no_room(*witness);
+          SolveResult out;
+          out.stopped = true;
+          return out;
+        }
+      }
     }
   }
 
-  // NewQueue: CPU desc, memory desc, creation asc, then name and index.
   std::vector<std::uint32_t>& order = m_scratch.queue;
   order.resize(m_pods.size());
   std::iota(order.begin(), order.end(), 0U);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     const auto& pa = m_pods[a];
     const auto& pb = m_pods[b];
-    if (pa.requests.cpu() != pb.requests.cpu()) {
-      return pa.requests.cpu() > pb.requests.cpu();
-    }
-    if (pa.requests.memory() != pb.requests.memory()) {
-      return pa.requests.memory() > pb.requests.memory();
-    }
-    if (pa.state->pod.arrival != pb.state->pod.arrival) {
-      return pa.state->pod.arrival < pb.state->pod.arrival;
-    }
-    if (pa.state->pod.name != pb.state->pod.name) {
-      return pa.state->pod.name < pb.state->pod.name;
-    }
-    return pa.index < pb.index;
+    return queued_before(pa.requests, pa.state->pod, pa.index, pb.requests, pb.state->pod, pb.index);
   });
 
   // The queue as a vector and a read position (a deque allocates per solve): pods that failed

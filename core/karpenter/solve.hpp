@@ -91,7 +91,9 @@ struct SolveOptions
   // simulation fails: such a command can only delete, so a result with a NodeClaim that may
   // launch spot, a bound pod that fits nowhere, or a moved pod on a node that is not Ready is
   // rejected whatever else it holds. The solve stops at the first of these it is sure of and
-  // returns only SolveResult::stopped.
+  // returns only SolveResult::stopped. A single candidate's stop on a bound pod that fits
+  // nowhere is remembered in the SolveCache and answers the same solve again while that pod
+  // still fits nowhere.
   bool stop_on_delete_veto = false;
 };
 
@@ -190,6 +192,10 @@ public:
   SolveCache& operator=(const SolveCache&) = delete;
 
   void clear();
+
+  // Solves answered by SolveOptions::stop_on_delete_veto's memo (a single candidate stopped
+  // before, nothing it depends on changed): the early stop without any preparation.
+  [[nodiscard]] std::size_t veto_memo_hits() const;
 
   struct Impl;
 

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 using namespace capsim;
 using namespace capsim::karpenter;
 using namespace capsim::karpenter::test;
@@ -68,9 +70,9 @@ struct Runs
   SolveResult early;
 };
 
-// Simulates deleting `candidate`: pending pods, the candidate's pods and `draining` (pods of
-// deleting nodes), candidate excluded.
-Runs simulate_delete(Env& env, cluster::NodeIndex candidate, const std::vector<cluster::PodIndex>& draining = {})
+// The simulation of deleting `candidate`: pending pods, the candidate's pods and `draining` (pods
+// of deleting nodes), candidate excluded; over env's cache.
+SolveInput delete_input(Env& env, cluster::NodeIndex candidate, const std::vector<cluster::PodIndex>& draining = {})
 {
   SolveInput in = env.input();
   for (const auto p : env.cluster.node(candidate).pods) {
@@ -81,11 +83,38 @@ Runs simulate_delete(Env& env, cluster::NodeIndex candidate, const std::vector<c
   in.options.consolidation_simulation = true;
   in.options.sketch_claims = true;
   in.options.now = env.now;
+  return in;
+}
+
+Runs simulate_delete(Env& env, cluster::NodeIndex candidate, const std::vector<cluster::PodIndex>& draining = {})
+{
+  SolveInput in = delete_input(env, candidate, draining);
   Runs runs;
   runs.full = solve(in);
   in.options.stop_on_delete_veto = true;
   runs.early = solve(in);
   return runs;
+}
+
+void check_same(const SolveResult& a, const SolveResult& b)
+{
+  CHECK(a.stopped == b.stopped);
+  REQUIRE(a.errors.size() == b.errors.size());
+  for (std::size_t i = 0; i < a.errors.size(); ++i) {
+    CHECK(a.errors[i].pod == b.errors[i].pod);
+    CHECK(a.errors[i].reason == b.errors[i].reason);
+  }
+  REQUIRE(a.existing.size() == b.existing.size());
+  for (std::size_t i = 0; i < a.existing.size(); ++i) {
+    CHECK(a.existing[i].pod == b.existing[i].pod);
+    CHECK(a.existing[i].node == b.existing[i].node);
+  }
+  REQUIRE(a.claims.size() == b.claims.size());
+  for (std::size_t i = 0; i < a.claims.size(); ++i) {
+    CHECK(a.claims[i].pods == b.claims[i].pods);
+    CHECK(a.claims[i].instance_types == b.claims[i].instance_types);
+    CHECK(a.claims[i].requirements == b.claims[i].requirements);
+  }
 }
 
 void check_consistent(const Env& env, const Runs& runs)
@@ -95,27 +124,32 @@ void check_consistent(const Env& env, const Runs& runs)
     CHECK(consolidation_rejects(env, runs.full));
     CHECK(runs.early.claims.empty());
     CHECK(runs.early.existing.empty());
+    CHECK(runs.early.errors.empty());
     return;
   }
-  CHECK(runs.early.errors.size() == runs.full.errors.size());
-  REQUIRE(runs.early.existing.size() == runs.full.existing.size());
-  for (std::size_t i = 0; i < runs.full.existing.size(); ++i) {
-    CHECK(runs.early.existing[i].pod == runs.full.existing[i].pod);
-    CHECK(runs.early.existing[i].node == runs.full.existing[i].node);
-  }
-  REQUIRE(runs.early.claims.size() == runs.full.claims.size());
-  for (std::size_t i = 0; i < runs.full.claims.size(); ++i) {
-    CHECK(runs.early.claims[i].pods == runs.full.claims[i].pods);
-    CHECK(runs.early.claims[i].instance_types == runs.full.claims[i].instance_types);
-    CHECK(runs.early.claims[i].requirements == runs.full.claims[i].requirements);
-  }
+  check_same(runs.early, runs.full);
 }
 
-// A spot + on-demand pool; with `spot_zones_only`, restricted to the zones where every fake type
-// offers spot (test-zone-3 is on-demand only).
+// The early solve of deleting `candidate` over env's cache (which remembers stops), checked
+// against the same solve over a fresh cache.
+SolveResult early_checked(Env& env, cluster::NodeIndex candidate)
+{
+  SolveInput in = delete_input(env, candidate);
+  in.options.stop_on_delete_veto = true;
+  auto shared = solve(in);
+  SolveCache fresh;
+  in.cache = &fresh;
+  check_same(shared, solve(in));
+  return shared;
+}
+
+// A spot + on-demand pool without limits (limits may take options from a NodeClaim, so a limited
+// pool's solves check nothing before placing pods); with `spot_zones_only`, restricted to the
+// zones where every fake type offers spot (test-zone-3 is on-demand only).
 void add_spot_pool(Env& env, bool spot_zones_only)
 {
   auto& pool = env.node_pool();
+  pool.limits.reset();
   pool.requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
   if (spot_zones_only) {
     pool.requirements.add(req(k_zone, Operator::in, {"test-zone-1", "test-zone-2"}));
@@ -152,7 +186,7 @@ std::vector<catalog::InstanceType> catalog_with_spot(int n, SpotZones spot_zones
 // A spot + on-demand pool over `env`'s types and a candidate holding `count` pods of `milli` CPU.
 Runs simulate_candidate_with(Env& env, std::int64_t milli, int count)
 {
-  env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+  add_spot_pool(env, false);
   const auto candidate = env.node("candidate", {}, allocatable(8000));
   for (const auto p : env.pods(cpu(milli), count)) {
     env.bind(p, candidate);
@@ -401,4 +435,281 @@ TEST_CASE("stop_on_delete_veto: stopped solves are rejected ones over many clust
   // Both paths were exercised.
   CHECK(stopped > 20);
   CHECK(ran > 20);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop answers the same solve while its pod still fits nowhere",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto other = env.node("other", {}, allocatable(2000));
+  const auto filler = env.pod(cpu(1500));
+  env.bind(filler, other);
+  env.bind(env.pod(cpu(2000)), candidate);
+
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 0); // solved in full, remembered
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 1);
+
+  // Less room elsewhere: still no room for the pod.
+  const auto small = env.pod(cpu(300));
+  env.bind(small, other);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  const auto hits = env.cache.veto_memo_hits();
+  CHECK(hits >= 2);
+
+  // A pending pod joins the solve: the candidate's pods are the same, the answer too.
+  const auto pending = env.pod(cpu(100));
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == hits + 1);
+  env.remove(pending);
+
+  // Room for the pod on the other node: the solve runs in full and moves it there.
+  env.remove(filler);
+  env.remove(small);
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 1);
+  CHECK(moved.existing.front().node == other);
+  CHECK(env.cache.veto_memo_hits() == hits + 1);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop ends with a pending pod that leaves spot options no room",
+          "[karpenter][solve][consolidation]")
+{
+  // Spot on the four smallest types only (in every zone).
+  Env env(catalog_with_spot(10, [](int i) { return i < 4 ? 7U : 0U; }));
+  add_spot_pool(env, false);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("other", {}, allocatable(1000));
+  env.bind(env.pod(cpu(2000)), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  // With 3 more CPUs pending, no spot type has room for every pod: a NodeClaim may end on-demand,
+  // so the solve runs in full (one on-demand NodeClaim for both pods).
+  const auto pending = env.pod(cpu(3000));
+  const auto full = early_checked(env, candidate);
+  CHECK_FALSE(full.stopped);
+  REQUIRE(full.claims.size() == 1);
+  CHECK(full.claims.front().pods.size() == 2);
+  CHECK(env.cache.veto_memo_hits() == 1);
+
+  env.remove(pending); // the remembered stop holds again
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 2);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop is dropped when the templates change",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("other", {}, allocatable(1000));
+  env.bind(env.pod(cpu(2000)), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  const auto hits = env.cache.veto_memo_hits();
+  REQUIRE(hits == 1);
+
+  // With limits, NodeClaims may lose options: nothing is checked before placing pods, so nothing
+  // is remembered (the first NodeClaim still stops the solve).
+  auto& pool = *env.pools.front();
+  pool.limits = pool.limits.value_or(model::Resources{});
+  pool.limits->v.fill(std::numeric_limits<std::int64_t>::max());
+  (*pool.limits)[model::k_cpu] = 1000 * 1000;
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == hits);
+  pool.limits.reset(); // the remembered stop holds again
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == hits + 2);
+
+  // The pool turns on-demand only: a replacement may be on-demand, the solve does not stop.
+  pool.requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+  const auto on_demand = early_checked(env, candidate);
+  CHECK_FALSE(on_demand.stopped);
+  CHECK(on_demand.claims.size() == 1);
+  CHECK(env.cache.veto_memo_hits() == hits + 2);
+}
+
+TEST_CASE("stop_on_delete_veto: remembered stops agree with fresh solves over changing clusters",
+          "[karpenter][solve][consolidation]")
+{
+  // A cluster changes between solves of the same candidates: pods come and go on every node and
+  // pending (some requiring on-demand), nodes join, nodes become Ready, the pool's capacity types
+  // change. Every solve over the shared cache must equal the same solve over a fresh one. In a
+  // third of the rounds the pool is on-demand only, so only stops on nodes that are not Ready
+  // are remembered.
+  std::uint64_t state = 987654321;
+  const auto next = [&state](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  int stopped = 0;
+  int ran = 0;
+  std::size_t hits = 0;
+  std::size_t on_demand_hits = 0;
+  for (int round = 0; round < 60; ++round) {
+    CAPTURE(round);
+    Env env(catalog_with_spot(10, [](int i) { return i < 8 ? 7U : 3U; }));
+    add_spot_pool(env, next(3) != 0);
+    const bool on_demand_round = next(3) == 0;
+    if (on_demand_round) {
+      env.pools.front()->requirements.erase(k_ct);
+      env.pools.front()->requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+    }
+    std::vector<cluster::NodeIndex> nodes;
+    const auto add_node = [&](std::int64_t milli) {
+      const auto lifecycle = next(3) == 0 ? cluster::NodeLifecycle::registered : cluster::NodeLifecycle::ready;
+      nodes.push_back(env.node("node-" + std::to_string(nodes.size()), {}, allocatable(milli), lifecycle));
+    };
+    for (int i = 0; i < 4; ++i) {
+      add_node(1000 + 1000 * static_cast<std::int64_t>(next(4)));
+    }
+    const auto bind_some = [&](cluster::NodeIndex n) {
+      const auto pod = env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(8))));
+      env.bind(pod, n);
+    };
+    for (int i = 0; i < 10; ++i) {
+      bind_some(nodes[next(nodes.size())]);
+    }
+    for (int step = 0; step < 30; ++step) {
+      CAPTURE(step);
+      switch (next(9)) {
+      case 0: { // a pod leaves a node
+        const auto& pods = env.cluster.node(nodes[next(nodes.size())]).pods;
+        if (!pods.empty()) {
+          env.remove(pods[next(pods.size())]);
+        }
+        break;
+      }
+      case 1: bind_some(nodes[next(nodes.size())]); break;
+      case 2:
+        if (next(3) == 0) {
+          PodOptions o = cpu(250 * static_cast<std::int64_t>(1 + next(16)));
+          if (next(3) == 0) {
+            o.node_selector = {{k_ct, "on-demand"}};
+          }
+          env.pod(o);
+        } else {
+          env.delete_unscheduled();
+        }
+        break;
+      case 3:
+        if (next(4) == 0) {
+          add_node(500 * static_cast<std::int64_t>(1 + next(6)));
+        }
+        break;
+      case 4:
+        if (next(4) == 0 && !on_demand_round) {
+          auto& pool = *env.pools.front();
+          pool.requirements.erase(k_ct);
+          pool.requirements.add(req(k_ct, Operator::in, next(3) == 0 ? std::vector<std::string>{"on-demand"}
+                                                                      : std::vector<std::string>{"spot", "on-demand"}));
+        }
+        break;
+      case 5: { // a node becomes Ready
+        const auto n = nodes[next(nodes.size())];
+        if (env.cluster.node(n).lifecycle != cluster::NodeLifecycle::ready) {
+          env.cluster.node_mut(n).lifecycle = cluster::NodeLifecycle::ready;
+        }
+        break;
+      }
+      default: break; // the same cluster again
+      }
+      for (const auto n : nodes) {
+        if (env.cluster.node(n).pods.empty()) {
+          continue;
+        }
+        (early_checked(env, n).stopped ? stopped : ran) += 1;
+      }
+    }
+    hits += env.cache.veto_memo_hits();
+    if (on_demand_round) {
+      on_demand_hits += env.cache.veto_memo_hits();
+    }
+  }
+  // Every path was taken: remembered stops of both kinds, full stops and full runs.
+  CHECK(hits > 500);
+  CHECK(on_demand_hits > 100);
+  CHECK(stopped > static_cast<int>(hits) + 200);
+  CHECK(ran > 200);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready holds while that node comes first",
+          "[karpenter][solve][consolidation]")
+{
+  // An on-demand pool: no check before placing pods, so only the placement stops the solve.
+  Env env(testing::fake_instance_types(10));
+  auto& pool = env.node_pool();
+  pool.limits.reset();
+  pool.requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("other", {}, allocatable(500));
+  const auto launching = env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  env.bind(env.pod(cpu(1000)), candidate);
+  env.bind(env.pod(cpu(200)), candidate);
+
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 1);
+
+  // A smaller pending pod queues after the candidate's first pod: the same answer.
+  const auto small = env.pod(cpu(100));
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 2);
+  env.remove(small);
+
+  // A larger pending pod queues first: the solve runs in full (and stops the same way).
+  const auto large = env.pod(cpu(1500));
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 2);
+  env.remove(large);
+  CHECK(early_checked(env, candidate).stopped);
+  const auto hits = env.cache.veto_memo_hits();
+
+  // The node becomes Ready: the pods move there and the solve runs to its end.
+  env.cluster.node_mut(launching).lifecycle = cluster::NodeLifecycle::ready;
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  CHECK(moved.claims.empty());
+  REQUIRE(moved.existing.size() == 2);
+  CHECK(moved.existing.front().node == launching);
+  CHECK(env.cache.veto_memo_hits() == hits);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready needs room there in every resource",
+          "[karpenter][solve][consolidation]")
+{
+  // The free-capacity index sees CPU, memory and pods only; the node's last GPU is taken.
+  Env env(testing::fake_instance_types(10));
+  auto& pool = env.node_pool();
+  pool.limits.reset();
+  pool.requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  auto with_gpu = allocatable(4000);
+  with_gpu[model::k_nvidia_gpu] = 1;
+  const auto launching = env.node("launching", {}, with_gpu, cluster::NodeLifecycle::registered);
+  PodOptions gpu = cpu(1000);
+  gpu.extended = {{"nvidia.com/gpu", 1}};
+  env.bind(env.pod(gpu), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  env.bind(env.pod(gpu), launching);
+  for (int again = 0; again < 2; ++again) { // the second over a current snapshot
+    const auto full = early_checked(env, candidate);
+    CHECK_FALSE(full.stopped);
+    CHECK(full.existing.empty());
+    CHECK(full.errors.size() == 1); // no instance type has a GPU
+  }
+  CHECK(env.cache.veto_memo_hits() == 1);
 }
