@@ -344,26 +344,42 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
 
 void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster)
 {
+  // Sorted by keys worked out once (a comparison would divide and read two nodes' names), then
+  // the candidates are permuted into that order.
+  struct Key
+  {
+    double first = 0; // lower first
+    const std::string* name = nullptr;
+    cluster::NodeIndex node = cluster::k_none;
+    std::uint32_t at = 0;
+  };
   const bool v113 = is_v113(version);
-  std::sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
-    if (v113) {
-      if (a.disruption_cost != b.disruption_cost) {
-        return a.disruption_cost < b.disruption_cost;
-      }
-    } else {
-      const double ra = a.savings_ratio();
-      const double rb = b.savings_ratio();
-      if (ra != rb) {
-        return ra > rb;
-      }
+  std::vector<Key> keys(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto& c = candidates[i];
+    keys[i] = {v113 ? c.disruption_cost : -c.savings_ratio(), &cluster.node(c.node).name, c.node,
+               static_cast<std::uint32_t>(i)};
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.first != b.first) {
+      return a.first < b.first;
     }
-    const auto& na = cluster.node(a.node).name;
-    const auto& nb = cluster.node(b.node).name;
-    if (na != nb) {
-      return na < nb;
+    if (*a.name != *b.name) {
+      return *a.name < *b.name;
     }
     return a.node < b.node;
   });
+  // Position i takes the candidate at keys[i].at: follow each cycle of the permutation.
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    std::size_t j = i;
+    while (keys[j].at != i) {
+      std::swap(candidates[j], candidates[keys[j].at]);
+      const auto next = keys[j].at;
+      keys[j].at = static_cast<std::uint32_t>(j);
+      j = next;
+    }
+    keys[j].at = static_cast<std::uint32_t>(j);
+  }
 }
 
 std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sorted)

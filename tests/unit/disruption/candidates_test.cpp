@@ -322,4 +322,59 @@ TEST_CASE("make_candidate answers the same with its per-node memo as without, as
   CHECK(std::count(a.candidate->reschedulable.begin(), a.candidate->reschedulable.end(), pods[6]) == 0);
 }
 
+TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost ascending), then node name and index",
+          "[disruption][candidates]")
+{
+  // Few distinct prices, costs and names, so every tie-break is reached.
+  cluster::Cluster c;
+  std::uint64_t state = 42;
+  const auto next = [&state](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  std::vector<Candidate> candidates;
+  for (int i = 0; i < 300; ++i) {
+    cluster::NodeState n;
+    n.name = "node-" + std::to_string(next(40));
+    n.lifecycle = cluster::NodeLifecycle::ready;
+    Candidate cand;
+    cand.node = c.add_node(n);
+    cand.price = 0.1 * static_cast<double>(1 + next(4));
+    cand.reschedule_cost = 1.0 + static_cast<double>(next(3));
+    cand.disruption_cost = static_cast<double>(next(5));
+    cand.reschedulable.assign(next(4), static_cast<cluster::PodIndex>(i)); // moved along with its candidate
+    candidates.push_back(cand);
+  }
+  for (const std::string version : {"1.13", "1.6"}) {
+    CAPTURE(version);
+    const bool v113 = version == "1.13";
+    auto sorted = candidates;
+    sort_candidates(sorted, version, c);
+    REQUIRE(sorted.size() == candidates.size());
+    for (std::size_t i = 1; i < sorted.size(); ++i) {
+      const auto& a = sorted[i - 1];
+      const auto& b = sorted[i];
+      const double ka = v113 ? a.disruption_cost : -a.savings_ratio();
+      const double kb = v113 ? b.disruption_cost : -b.savings_ratio();
+      REQUIRE(ka <= kb);
+      if (ka == kb) {
+        const auto& na = c.node(a.node).name;
+        const auto& nb = c.node(b.node).name;
+        REQUIRE(na <= nb);
+        if (na == nb) {
+          REQUIRE(a.node < b.node);
+        }
+      }
+    }
+    // Each candidate kept its own fields.
+    for (const auto& s : sorted) {
+      const auto& original = candidates[s.node];
+      CHECK(s.price == original.price);
+      CHECK(s.reschedule_cost == original.reschedule_cost);
+      CHECK(s.disruption_cost == original.disruption_cost);
+      CHECK(s.reschedulable == original.reschedulable);
+    }
+  }
+}
+
 } // namespace capsim::karpenter::dtest
