@@ -262,15 +262,6 @@ struct PodsSummary
   bool zone_only = true;      // SpecData::zone_only_requirements for each
   bool topology = false;      // some has pod (anti-)affinity or a spread constraint
   bool host_ports = false;
-
-  void add(const PodsSummary& o)
-  {
-    requests += o.requests;
-    dims |= o.dims;
-    zone_only = zone_only && o.zone_only;
-    topology = topology || o.topology;
-    host_ports = host_ports || o.host_ports;
-  }
 };
 
 // NewQueue's order: CPU desc, memory desc, creation asc, then name and index.
@@ -407,8 +398,8 @@ struct SolveCache::Impl
     };
     bool valid = false;
     Kind kind = Kind::no_room;
-    std::vector<cluster::PodIndex> pods; // the candidate's run of SolveInput::pods
-    PodsSummary summary;                 // of those pods
+    std::vector<cluster::PodIndex> pods; // the candidate's pods in SolveInput::pods, sorted
+    PodsSummary summary;                 // of those pods (of any subset, at most this)
     cluster::PodIndex pod = 0;           // the candidate's pod the stop rested on
     model::Resources requests;           // its scheduler requests
     bool ignore_preferences = false;
@@ -756,7 +747,7 @@ private:
   [[nodiscard]] bool every_claim_keeps_spot();
   [[nodiscard]] const QueuedPod* bound_pod_fitting_nowhere();
   [[nodiscard]] bool limited(const Template& t) const; // its pool has limits
-  [[nodiscard]] PodsSummary summarize(std::span<const cluster::PodIndex> pods);
+  bool summarize(cluster::PodIndex pod, PodsSummary& out); // adds the pod if it is scheduled
   SolveCache::Impl::Veto* remember(const QueuedPod& p); // the entry for p's stop, common fields set
   void remember_no_room(const QueuedPod& p);
   void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
@@ -1588,41 +1579,40 @@ bool Scheduler::limited(const Template& t) const
   return !(given ? m_input.remaining_limits[t.input] : limits_of(*t.pool)).empty();
 }
 
-PodsSummary Scheduler::summarize(std::span<const cluster::PodIndex> pods)
+bool Scheduler::summarize(cluster::PodIndex idx, PodsSummary& out)
 {
-  PodsSummary out;
-  for (const auto idx : pods) {
-    const auto& spec = m_cluster.pod(idx).pod.spec;
-    CAPSIM_CHECK(spec != nullptr, "solve: pod " + m_cluster.pod(idx).pod.name + " has no spec");
-    const auto& data = m_cache.spec_data(spec, m_input.options.ignore_preferences, m_tolerate_pns);
-    if (!data.validation_error.empty()) {
-      continue; // not scheduled (prepare_pods)
-    }
-    const auto r = pod_requests(m_cluster.pod(idx).pod);
-    out.requests += r;
-    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
-      if (r.v[d] != 0) {
-        out.dims |= std::uint32_t{1} << d;
-      }
-    }
-    out.zone_only = out.zone_only && data.zone_only_requirements;
-    out.topology = out.topology || has_pod_topology(*spec);
-    out.host_ports = out.host_ports || !spec->host_ports.empty();
+  const auto& spec = m_cluster.pod(idx).pod.spec;
+  CAPSIM_CHECK(spec != nullptr, "solve: pod " + m_cluster.pod(idx).pod.name + " has no spec");
+  const auto& data = m_cache.spec_data(spec, m_input.options.ignore_preferences, m_tolerate_pns);
+  if (!data.validation_error.empty()) {
+    return false; // not scheduled (prepare_pods)
   }
-  return out;
+  const auto r = pod_requests(m_cluster.pod(idx).pod);
+  out.requests += r;
+  for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+    if (r.v[d] != 0) {
+      out.dims |= std::uint32_t{1} << d;
+    }
+  }
+  out.zone_only = out.zone_only && data.zone_only_requirements;
+  out.topology = out.topology || has_pod_topology(*spec);
+  out.host_ports = out.host_ports || !spec->host_ports.empty();
+  return true;
 }
 
 // Remembered stops (SolveCache::Impl::Veto). A single candidate's solve that stopped on one of its
-// pods stops again, without preparing anything, while the candidate holds the same pods, the pod
-// is still bound there and the reason still holds:
-// - no_room: the pre-check's answer depends on the free room only through the pod it found;
-//   every_claim_keeps_spot and narrowed_by_zone_only read the requests, requirements and topology
-//   of the solve's pods, the templates and the options (and running pods with required
-//   anti-affinity, none here). The other pods (pending ones come and go) are summarised anew.
+// pods stops again, without preparing anything, while that pod is still bound there and the
+// reason still holds. The candidate's pods of that solve are summarised once: whichever of them
+// are in a later solve ask for at most as much, with no requirement or topology the summary lacks;
+// the solve's other pods (pending pods come and go, pods join the candidate) are summarised anew.
+// - no_room: the pre-check's answer depends on the free room only through the pod it found, and
+//   every_claim_keeps_spot and narrowed_by_zone_only hold for fewer or smaller pods too (they read
+//   the pods' requests, requirements and topology, the templates, the options and the running
+//   pods with required anti-affinity, none here).
 // - not_ready: the pod is still first in the queue, so nothing is placed before it, and the first
-//   node the index offers it is the same node, unchanged but for its free room, still not Ready
-//   and with room in every resource: the pod goes there again (nothing of topology, host ports or
-//   preferences in the way).
+//   node the index offers it is the same node, unchanged since but for its free room, so still
+//   not Ready, and with room in every resource: the pod goes there again (nothing of topology,
+//   host ports or preferences in the way).
 SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
 {
   if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0 || !m_groups.empty()
@@ -1648,7 +1638,11 @@ SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
   auto& v = vetoes[node];
   v.valid = true;
   v.pods.assign(first, last);
-  v.summary = summarize(v.pods);
+  std::sort(v.pods.begin(), v.pods.end());
+  v.summary = {};
+  for (const auto i : v.pods) {
+    summarize(i, v.summary);
+  }
   v.pod = p.index;
   v.requests = p.requests;
   v.ignore_preferences = m_input.options.ignore_preferences;
@@ -1706,10 +1700,9 @@ bool Scheduler::veto_still_holds()
       || v.moving_view != m_input.options.consolidation_simulation || v.tolerate_pns != m_tolerate_pns) {
     return false;
   }
-  // The remembered run of the candidate's pods, its pod still bound there.
-  const std::span<const cluster::PodIndex> pods(m_input.pods);
-  const auto at = std::find(pods.begin(), pods.end(), v.pods.front());
-  if (static_cast<std::size_t>(pods.end() - at) < v.pods.size() || !std::equal(v.pods.begin(), v.pods.end(), at)) {
+  // The pod still bound to the candidate and in the solve.
+  const auto& pods = m_input.pods;
+  if (std::find(pods.begin(), pods.end(), v.pod) == pods.end()) {
     return false;
   }
   const auto& pod = m_cluster.pod(v.pod);
@@ -1720,11 +1713,10 @@ bool Scheduler::veto_still_holds()
   }
   // The current cluster state's free room (the snapshot is not refreshed here: the full solve
   // does that). Most answers that changed fail on it, so it comes first.
+  // (m_any_host_ports is still false: solves with host ports, for which the snapshot keeps more,
+  // are not answered here.)
   auto& snap = m_cache.existing;
-  m_any_host_ports = snap.host_ports; // compared with the pods' below
-  const bool current = snapshot_current();
-  m_any_host_ports = false; // prepare_pods sets it when the full solve follows
-  if (!current) {
+  if (!snapshot_current()) {
     return false;
   }
   if (v.moving_view && snap.index.quiet_now() != m_input.options.now) {
@@ -1749,28 +1741,25 @@ bool Scheduler::veto_still_holds()
   } else if (fit != FreeCapacityIndex::k_end) {
     return false;
   }
-  // The solve's other pods (pending ones come and go), summarised now.
-  const auto begin = static_cast<std::size_t>(at - pods.begin());
-  const auto rest = {pods.first(begin), pods.subspan(begin + v.pods.size())};
+  // The remembered pods still in the solve are summarised by the remembered summary (any of
+  // them ask for no more, and for no topology or requirements the summary does not have); the
+  // others (pending pods come and go, pods join the candidate) are summarised now.
   PodsSummary all = v.summary;
-  for (const auto part : rest) {
-    all.add(summarize(part));
+  const bool not_ready = v.kind == SolveCache::Impl::Veto::Kind::not_ready;
+  for (const auto i : pods) {
+    if (std::binary_search(v.pods.begin(), v.pods.end(), i)) {
+      continue;
+    }
+    // not_ready: the pod is still first in the queue (it was among the remembered pods).
+    const auto& other = m_cluster.pod(i).pod;
+    if (summarize(i, all) && not_ready && queued_before(other.requests, other, i, v.requests, pod.pod, v.pod)) {
+      return false;
+    }
   }
-  if (all.topology || all.host_ports != snap.host_ports) {
+  if (all.topology || all.host_ports) {
     return false;
   }
-  if (v.kind == SolveCache::Impl::Veto::Kind::not_ready) {
-    // Still first in the queue: the remembered pods are as they were, so only the others compare.
-    for (const auto part : rest) {
-      for (const auto i : part) {
-        const auto& other = m_cluster.pod(i).pod;
-        if (queued_before(other.requests, other, i, v.requests, pod.pod, v.pod)
-            && m_cache.spec_data(other.spec, m_input.options.ignore_preferences, m_tolerate_pns)
-                   .validation_error.empty()) {
-          return false;
-        }
-      }
-    }
+  if (not_ready) {
     return true;
   }
   if (!all.zone_only || !templates_current() || v.templates != m_cache.templates.generation

@@ -461,20 +461,39 @@ TEST_CASE("stop_on_delete_veto: a remembered stop answers the same solve while i
   const auto hits = env.cache.veto_memo_hits();
   CHECK(hits >= 2);
 
+  // A pod joins the candidate, then leaves it: still no room for the first. (A solve of the
+  // cluster as it is first brings the cache's snapshot up to date, as another candidate's would.)
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  const auto joining = env.pod(cpu(100));
+  env.bind(joining, candidate);
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == hits + 1);
+  env.remove(joining);
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == hits + 2);
+  const auto extra = env.pod(cpu(100));
+  env.bind(extra, candidate);
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == hits + 3);
+
   // A pending pod joins the solve: the candidate's pods are the same, the answer too.
   const auto pending = env.pod(cpu(100));
   CHECK(early_checked(env, candidate).stopped);
-  CHECK(env.cache.veto_memo_hits() == hits + 1);
+  CHECK(env.cache.veto_memo_hits() == hits + 4);
   env.remove(pending);
 
   // Room for the pod on the other node: the solve runs in full and moves it there.
   env.remove(filler);
   env.remove(small);
+  env.remove(extra);
   const auto moved = early_checked(env, candidate);
   CHECK_FALSE(moved.stopped);
   REQUIRE(moved.existing.size() == 1);
   CHECK(moved.existing.front().node == other);
-  CHECK(env.cache.veto_memo_hits() == hits + 1);
+  CHECK(env.cache.veto_memo_hits() == hits + 4);
 }
 
 TEST_CASE("stop_on_delete_veto: a remembered stop ends with a pending pod that leaves spot options no room",
