@@ -174,6 +174,14 @@ public:
   [[nodiscard]] std::size_t next(std::size_t from, const model::Resources& r, bool moving) const
   {
     const Dims want{r.cpu(), r.memory(), r[model::k_pods]};
+    if (from < m_size) {
+      // Searches often resume at a node already found to fit: no descent then.
+      const Entry& e = m_max[m_leaves + from];
+      const Dims& d = moving ? e.moving : e.all;
+      if (d[0] >= want[0] && d[1] >= want[1] && d[2] >= want[2]) {
+        return from;
+      }
+    }
     return moving ? find<&Entry::moving>(1, 0, m_leaves, from, want) : find<&Entry::all>(1, 0, m_leaves, from, want);
   }
 
