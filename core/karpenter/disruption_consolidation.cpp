@@ -201,14 +201,6 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   std::size_t candidate_pods = 0;
   for (const auto& c : candidates) {
     candidate_pods += c.reschedulable.size();
-    // The solve reads each of these pods' state (scattered over the pod history) right after:
-    // start every load now so that their cache misses overlap.
-    for (const PodIndex p : c.reschedulable) {
-      const auto* state = reinterpret_cast<const char*>(&cluster.pod(p));
-      for (std::size_t line = 0; line < sizeof(cluster::PodState); line += 64) {
-        __builtin_prefetch(state + line);
-      }
-    }
   }
   in.pods.reserve(pending.size() + candidate_pods + ctx.deleting_pods->size());
   in.pods.assign(pending.begin(), pending.end());

@@ -64,6 +64,21 @@ bool consolidation_rejects(const Env& env, const SolveResult& r, const std::vect
   return false;
 }
 
+// A fixed-seed generator: next(n) is in [0, n).
+class Random
+{
+public:
+  explicit Random(std::uint64_t seed) : m_state(seed) {}
+  std::uint64_t operator()(std::uint64_t n)
+  {
+    m_state = m_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (m_state >> 33) % n;
+  }
+
+private:
+  std::uint64_t m_state;
+};
+
 struct Runs
 {
   SolveResult full;
@@ -397,11 +412,7 @@ TEST_CASE("stop_on_delete_veto: stopped solves are rejected ones over many clust
   // Clusters of three Ready nodes and one launching node with random free room; the candidate holds
   // 1-4 pods of random sizes; instance types offer spot in random zones. Every outcome must agree
   // with the full solve.
-  std::uint64_t state = 12345;
-  const auto next = [&state](std::uint64_t n) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (state >> 33) % n;
-  };
+  Random next(12345);
   int stopped = 0;
   int ran = 0;
   for (int round = 0; round < 200; ++round) {
@@ -566,11 +577,7 @@ TEST_CASE("stop_on_delete_veto: remembered stops agree with fresh solves over ch
   // change. Every solve over the shared cache must equal the same solve over a fresh one. In a
   // third of the rounds the pool is on-demand only, so only stops on nodes that are not Ready
   // are remembered.
-  std::uint64_t state = 987654321;
-  const auto next = [&state](std::uint64_t n) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (state >> 33) % n;
-  };
+  Random next(987654321);
   int stopped = 0;
   int ran = 0;
   std::size_t hits = 0;
