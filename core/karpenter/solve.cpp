@@ -418,9 +418,11 @@ struct SolveCache::Impl
     std::uint64_t templates = 0; // Templates::generation
     model::Resources keeps_spot_for;
     std::uint32_t keeps_spot_dims = 0;
-    // not_ready: the node and its Cluster::node_stamp then (its labels, taints and lifecycle).
+    // not_ready: the node and its Cluster::node_stamp then (its labels, taints and lifecycle),
+    // and the NodePools' generation (the node's effective taints drop its pool's startup taints).
     cluster::NodeIndex node = 0;
     std::uint64_t node_stamp = 0;
+    std::uint64_t pools = 0;
   };
   std::vector<Veto> vetoes; // by NodeIndex of the candidate
   std::size_t veto_hits = 0;
@@ -1631,7 +1633,7 @@ SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
   if (p.pending || p.from_deleting || p.state->node != node) {
     return nullptr;
   }
-  // The candidate's pods: one run of SolveInput::pods holding the pod.
+  // The candidate's pods in the solve (simulate_scheduling lists them together).
   const auto& pods = m_input.pods;
   const auto on_node = [&](cluster::PodIndex i) { return m_cluster.pod(i).node == node; };
   const auto first = std::find_if(pods.begin(), pods.end(), on_node);
@@ -1692,6 +1694,7 @@ void Scheduler::remember_not_ready(const QueuedPod& p, const PodVariant& v, cons
   veto->kind = SolveCache::Impl::Veto::Kind::not_ready;
   veto->node = e.index;
   veto->node_stamp = m_cluster.node_stamp(e.index);
+  veto->pools = m_cache.pools_generation;
 }
 
 bool Scheduler::veto_still_holds()
@@ -1743,7 +1746,8 @@ bool Scheduler::veto_still_holds()
     }
     // The same node, unchanged since (a stamp names one change of one node), so still not Ready.
     const auto& e = snap.nodes[fit];
-    if (m_cluster.node_stamp(e.index) != v.node_stamp || !v.requests.fits_in(e.remaining)) {
+    if (m_cluster.node_stamp(e.index) != v.node_stamp || v.pools != m_cache.pools_generation
+        || !v.requests.fits_in(e.remaining)) {
       return false;
     }
   } else if (fit != FreeCapacityIndex::k_end) {

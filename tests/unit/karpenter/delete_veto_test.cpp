@@ -739,3 +739,33 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready ne
   }
   CHECK(env.cache.veto_memo_hits() == 1);
 }
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready ends when its pool's startup taints change",
+          "[karpenter][solve][consolidation]")
+{
+  // The launching node carries a taint its NodePool lists as a startup taint, so while it is not
+  // initialized pods are placed as if it were gone.
+  Env env(testing::fake_instance_types(10));
+  auto& pool = env.node_pool();
+  pool.limits.reset();
+  pool.requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+  const model::Taint startup{"example.com/booting", "", model::TaintEffect::no_schedule};
+  pool.startup_taints = {startup};
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto launching = env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered, 0U);
+  env.cluster.node_mut(launching).taints = {startup};
+  env.bind(env.pod(cpu(1000)), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  // No longer a startup taint: the pod cannot go there, it needs a NodeClaim (on-demand).
+  pool.startup_taints.clear();
+  for (int again = 0; again < 2; ++again) { // the second over a current snapshot
+    const auto full = early_checked(env, candidate);
+    CHECK_FALSE(full.stopped);
+    CHECK(full.existing.empty());
+    CHECK(full.claims.size() == 1);
+  }
+  CHECK(env.cache.veto_memo_hits() == 1);
+}
