@@ -171,6 +171,16 @@ void add_spot_pool(Env& env, bool spot_zones_only)
   }
 }
 
+// An on-demand pool without limits: NodeClaims never allow spot, so nothing is checked before
+// placing pods and only a placement on a node that is not Ready stops a solve.
+model::NodePool& add_on_demand_pool(Env& env)
+{
+  auto& pool = env.node_pool();
+  pool.limits.reset();
+  pool.requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+  return pool;
+}
+
 // fake.InstanceTypes(n) sizes, on-demand in test-zones 1-3; spot where `spot_zones(i)` says
 // (a bit per zone).
 template <typename SpotZones>
@@ -672,11 +682,8 @@ TEST_CASE("stop_on_delete_veto: remembered stops agree with fresh solves over ch
 TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready holds while that node comes first",
           "[karpenter][solve][consolidation]")
 {
-  // An on-demand pool: no check before placing pods, so only the placement stops the solve.
   Env env(testing::fake_instance_types(10));
-  auto& pool = env.node_pool();
-  pool.limits.reset();
-  pool.requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+  add_on_demand_pool(env);
   const auto candidate = env.node("candidate", {}, allocatable(4000));
   env.node("other", {}, allocatable(500));
   const auto launching = env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
@@ -716,9 +723,7 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready ne
 {
   // The free-capacity index sees CPU, memory and pods only; the node's last GPU is taken.
   Env env(testing::fake_instance_types(10));
-  auto& pool = env.node_pool();
-  pool.limits.reset();
-  pool.requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+  add_on_demand_pool(env);
   const auto candidate = env.node("candidate", {}, allocatable(4000));
   auto with_gpu = allocatable(4000);
   with_gpu[model::k_nvidia_gpu] = 1;
@@ -746,9 +751,7 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready en
   // The launching node carries a taint its NodePool lists as a startup taint, so while it is not
   // initialized pods are placed as if it were gone.
   Env env(testing::fake_instance_types(10));
-  auto& pool = env.node_pool();
-  pool.limits.reset();
-  pool.requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+  auto& pool = add_on_demand_pool(env);
   const model::Taint startup{"example.com/booting", "", model::TaintEffect::no_schedule};
   pool.startup_taints = {startup};
   const auto candidate = env.node("candidate", {}, allocatable(4000));
