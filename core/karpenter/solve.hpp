@@ -91,9 +91,9 @@ struct SolveOptions
   // simulation fails: such a command can only delete, so a result with a NodeClaim that may
   // launch spot, a bound pod that fits nowhere, or a moved pod on a node that is not Ready is
   // rejected whatever else it holds. The solve stops at the first of these it is sure of and
-  // returns only SolveResult::stopped. A single candidate's stop on a bound pod that fits
-  // nowhere is remembered in the SolveCache and answers the same solve again while that pod
-  // still fits nowhere.
+  // returns only SolveResult::stopped. A single candidate's stop on one of its pods (it fit no
+  // other node, or, first in the queue, it went to a node that is not Ready) is remembered in
+  // the SolveCache and answers later solves of that candidate while the reason provably holds.
   bool stop_on_delete_veto = false;
 };
 
