@@ -250,15 +250,18 @@ void derive(CandidateMemo& m, const cluster::Cluster& cluster, const cluster::No
   m.price = m.instance_type != nullptr ? offering_price(*m.instance_type, node.zone, node.capacity_type) : 0;
   m.all_cost = 0;
   m.reschedule_cost = 1.0;
-  m.reschedulable.assign(node.pods.begin(), node.pods.end());
+  m.plain_pods = true;
   for (const PodIndex p : node.pods) {
     const auto& ps = cluster.pod(p);
     m.any_do_not_disrupt = m.any_do_not_disrupt || (ps.pod.spec && ps.pod.spec->do_not_disrupt > 0);
+    m.plain_pods = m.plain_pods && ps.pod.spec && ps.pod.spec->do_not_disrupt <= 0;
     const double ec = ps.pod.spec ? eviction_cost(*ps.pod.spec) : 1.0;
     m.all_cost += ec;
     m.reschedule_cost += std::max(0.0, ec);
   }
-  std::sort(m.reschedulable.begin(), m.reschedulable.end());
+  std::vector<PodIndex> pods(node.pods.begin(), node.pods.end());
+  std::sort(pods.begin(), pods.end());
+  m.reschedulable = PodList(std::move(pods));
 }
 
 } // namespace
@@ -329,6 +332,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   c.instance_type = memo.instance_type;
   c.price = memo.price;
   c.reschedulable = memo.reschedulable;
+  c.plain_pods = memo.plain_pods;
   c.reschedule_cost = memo.reschedule_cost;
   const double all_cost = memo.all_cost;
   double lifetime = 1.0;

@@ -8,8 +8,11 @@
 #include "core/model/scenario.hpp"
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -64,6 +67,32 @@ private:
   mutable std::unordered_map<const model::PodSpec*, std::vector<std::uint32_t>> m_matching;
 };
 
+// A node's reschedulable pods, sorted; one list shared by the node's CandidateMemo and every
+// Candidate made from it while its pods stay the same (a disruption pass copies each candidate
+// more than once; the list is never changed once made).
+class PodList
+{
+public:
+  PodList() = default;
+  explicit PodList(std::vector<cluster::PodIndex> pods)
+      : m_pods(std::make_shared<const std::vector<cluster::PodIndex>>(std::move(pods)))
+  {
+  }
+
+  [[nodiscard]] std::span<const cluster::PodIndex> span() const
+  {
+    return m_pods ? std::span<const cluster::PodIndex>(*m_pods) : std::span<const cluster::PodIndex>();
+  }
+  [[nodiscard]] auto begin() const { return span().begin(); }
+  [[nodiscard]] auto end() const { return span().end(); }
+  [[nodiscard]] std::size_t size() const { return m_pods ? m_pods->size() : 0; }
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  [[nodiscard]] bool operator==(const PodList& o) const { return std::ranges::equal(span(), o.span()); }
+
+private:
+  std::shared_ptr<const std::vector<cluster::PodIndex>> m_pods;
+};
+
 // A node considered for disruption, with what the methods need to rank and simulate it.
 struct Candidate
 {
@@ -73,7 +102,10 @@ struct Candidate
   // (consolidation then skips the node, as upstream does).
   const catalog::InstanceType* instance_type = nullptr;
   double price = 0; // resolveNodePrice: the offering matching the node's zone and capacity type
-  std::vector<cluster::PodIndex> reschedulable; // bound non-DaemonSet pods (pod.IsReschedulable)
+  PodList reschedulable; // bound non-DaemonSet pods (pod.IsReschedulable)
+  // Each of them has a spec and no karpenter.sh/do-not-disrupt annotation, so it is currently
+  // reschedulable unless a PDB fully blocks it.
+  bool plain_pods = false;
   double reschedule_cost = 1.0; // 1 + sum of positive eviction costs of reschedulable pods
   double disruption_cost = 0;   // v1.13: sum of eviction costs x lifetime remaining
 
@@ -89,7 +121,8 @@ struct CandidateMemo
   std::uint64_t cluster = 0;       // Cluster::instance_id when derived
   std::uint64_t pods_revision = 0; // NodeState::pods_revision when derived
   bool any_do_not_disrupt = false;     // a pod asks for do-not-disrupt (its expiry needs the clock)
-  std::vector<cluster::PodIndex> reschedulable; // sorted
+  PodList reschedulable;
+  bool plain_pods = false; // Candidate::plain_pods
   double all_cost = 0;
   double reschedule_cost = 1.0;
   const catalog::InstanceType* instance_type = nullptr;

@@ -204,7 +204,17 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   }
   in.pods.reserve(pending.size() + candidate_pods + ctx.deleting_pods->size());
   in.pods.assign(pending.begin(), pending.end());
+  const bool no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
   for (const auto& c : candidates) {
+    if (c.plain_pods && no_pdbs) { // bound pods all (NodeState::pods): no pod is read
+#ifndef NDEBUG
+      for (const PodIndex p : c.reschedulable) {
+        CAPSIM_CHECK(currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now), "consolidation: a stale candidate");
+      }
+#endif
+      in.pods.insert(in.pods.end(), c.reschedulable.begin(), c.reschedulable.end());
+      continue;
+    }
     for (const PodIndex p : c.reschedulable) {
       if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
         in.pods.push_back(p);

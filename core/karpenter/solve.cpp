@@ -409,7 +409,15 @@ struct SolveCache::Impl
     std::vector<cluster::PodIndex> pods; // the candidate's pods in SolveInput::pods, sorted
     PodsSummary summary;                 // of those pods (of any subset, at most this)
     cluster::PodIndex pod = 0;           // the candidate's pod the stop rested on
+    std::uint64_t pods_revision = 0;     // the candidate's NodeState::pods_revision then (all of `pods` bound)
     model::Resources requests;           // its scheduler requests
+    // no_room: the distinct requests of `pods` (at most k_max_shapes) and each pod's entry in
+    // them (k_no_shape for pods left out): any of the pods still bound there with no room for
+    // its requests is as good a witness.
+    static constexpr std::uint8_t k_max_shapes = 64;
+    static constexpr std::uint8_t k_no_shape = 0xff;
+    std::vector<model::Resources> shapes;
+    std::vector<std::uint8_t> shape_of; // by position in `pods`
     bool ignore_preferences = false;
     bool moving_view = false;
     bool tolerate_pns = false;
@@ -689,6 +697,7 @@ struct SolveScratch
   std::vector<std::size_t> last_len;
   std::vector<std::string> errors;
   std::vector<char> failed;
+  std::vector<std::uint32_t> remembered; // veto_still_holds: positions in Veto::pods still in the solve
 };
 
 // The thread's scratch, or `fallback` when a solve on this thread is already using it.
@@ -762,6 +771,13 @@ private:
   void remember_no_room(const QueuedPod& p);
   void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
   [[nodiscard]] bool veto_still_holds();
+  // The bound pod `pod` as written goes to the existing node `e` if it has room there.
+  [[nodiscard]] bool placed_as_written(cluster::PodIndex pod, const model::Resources& requests,
+                                       const ExistingNode& e);
+  // A remembered pod of the candidate, still in the solve and bound there, that fits no other node
+  // (the index query of the pre-check), or nullopt.
+  [[nodiscard]] std::optional<cluster::PodIndex> witness_fitting_nowhere(const SolveCache::Impl::Veto& v,
+                                                                        std::size_t own);
 
   // DaemonSets
   [[nodiscard]] bool daemon_compatible_with_template(std::size_t ds, const Template& t, const TypeInfo& type) const;
@@ -1650,10 +1666,24 @@ SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
   v.pods.assign(first, last);
   std::sort(v.pods.begin(), v.pods.end());
   v.summary = {};
+  v.shapes.clear();
+  v.shape_of.clear();
   for (const auto i : v.pods) {
-    summarize(i, v.summary);
+    auto shape = SolveCache::Impl::Veto::k_no_shape;
+    if (summarize(i, v.summary)) {
+      const auto r = pod_requests(m_cluster.pod(i).pod);
+      const auto it = std::find(v.shapes.begin(), v.shapes.end(), r);
+      if (it != v.shapes.end()) {
+        shape = static_cast<std::uint8_t>(it - v.shapes.begin());
+      } else if (v.shapes.size() < SolveCache::Impl::Veto::k_max_shapes) {
+        shape = static_cast<std::uint8_t>(v.shapes.size());
+        v.shapes.push_back(r);
+      }
+    }
+    v.shape_of.push_back(shape);
   }
   v.pod = p.index;
+  v.pods_revision = m_cluster.node(node).pods_revision;
   v.requests = p.requests;
   v.ignore_preferences = m_input.options.ignore_preferences;
   v.moving_view = m_moving_view;
@@ -1697,6 +1727,64 @@ void Scheduler::remember_not_ready(const QueuedPod& p, const PodVariant& v, cons
   veto->pools = m_cache.pools_generation;
 }
 
+bool Scheduler::placed_as_written(cluster::PodIndex pod, const model::Resources& requests, const ExistingNode& e)
+{
+  // add_to_existing's checks for the pod's first variant with nothing placed yet (no topology,
+  // host ports or hostname limits: the callers' summaries have none).
+  const auto& ps = m_cluster.pod(pod);
+  auto& data = m_cache.spec_data(ps.pod.spec, m_input.options.ignore_preferences, m_tolerate_pns);
+  if (!data.validation_error.empty() || !requests.fits_in(e.remaining)) {
+    return false;
+  }
+  const PodVariant* v = variant(data, 0, m_in);
+  if (v == nullptr || !tolerates(*ps.pod.spec, *v, e.taints)) {
+    return false;
+  }
+  QueuedPod q;
+  q.index = pod;
+  q.state = &ps;
+  q.data = &data;
+  q.requests = requests;
+  q.pending = false;
+  return requirements_plan(e.reqs(), false, q, *v, e.taints, m_plan, nullptr);
+}
+
+std::optional<cluster::PodIndex> Scheduler::witness_fitting_nowhere(const SolveCache::Impl::Veto& v, std::size_t own)
+{
+  const auto& index = m_cache.existing.index;
+  const auto node = m_input.excluded_nodes.front();
+  const auto& remembered = m_scratch.remembered;
+  std::uint64_t tried = 0;
+  for (const auto k : remembered) {
+    const auto s = v.shape_of[k];
+    if (s == SolveCache::Impl::Veto::k_no_shape || ((tried >> s) & 1U) != 0) {
+      continue;
+    }
+    tried |= std::uint64_t{1} << s;
+    std::size_t fit = index.next(0, v.shapes[s], v.moving_view);
+    if (fit != FreeCapacityIndex::k_end && fit == own) {
+      fit = index.next(own + 1, v.shapes[s], v.moving_view);
+    }
+    if (fit != FreeCapacityIndex::k_end) {
+      continue;
+    }
+    const bool unchanged = m_cluster.node(node).pods_revision == v.pods_revision;
+    for (const auto j : remembered) {
+      if (v.shape_of[j] != s) {
+        continue;
+      }
+      if (unchanged) {
+        return v.pods[j];
+      }
+      const auto& ps = m_cluster.pod(v.pods[j]);
+      if (ps.phase != cluster::PodPhase::pending && ps.node == node) {
+        return v.pods[j];
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 bool Scheduler::veto_still_holds()
 {
   if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0) {
@@ -1711,15 +1799,24 @@ bool Scheduler::veto_still_holds()
       || v.moving_view != m_input.options.consolidation_simulation || v.tolerate_pns != m_tolerate_pns) {
     return false;
   }
-  // The pod still bound to the candidate and in the solve.
-  const auto& pods = m_input.pods;
-  if (std::find(pods.begin(), pods.end(), v.pod) == pods.end()) {
+  const auto& candidate = m_cluster.node(node);
+  if (candidate.lifecycle == cluster::NodeLifecycle::deleting || candidate.disrupted_taint) {
     return false;
   }
-  const auto& pod = m_cluster.pod(v.pod);
-  const auto& candidate = m_cluster.node(node);
-  if (pod.phase == cluster::PodPhase::pending || pod.node != node
-      || candidate.lifecycle == cluster::NodeLifecycle::deleting || candidate.disrupted_taint) {
+  bool not_ready = v.kind == SolveCache::Impl::Veto::Kind::not_ready;
+  // The pod the stop rested on, still bound to the candidate and in the solve (no_room: else
+  // another of the remembered pods may do, below).
+  // (While the candidate's pod list is the remembered one, by its revision, every remembered pod
+  // is still bound there; a pod's state is read only if not: the pods of a node are scattered
+  // over the run's pod table.)
+  const auto& pods = m_input.pods;
+  const auto bound_there = [&](cluster::PodIndex i) {
+    const auto& ps = m_cluster.pod(i);
+    return ps.phase != cluster::PodPhase::pending && ps.node == node;
+  };
+  const bool pod_there = (candidate.pods_revision == v.pods_revision || bound_there(v.pod))
+                         && std::find(pods.begin(), pods.end(), v.pod) != pods.end();
+  if (not_ready && !pod_there) {
     return false;
   }
   // The current cluster state's free room (the snapshot is not refreshed here: the full solve
@@ -1736,35 +1833,57 @@ bool Scheduler::veto_still_holds()
   const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
                                    std::pair<cluster::NodeIndex, std::uint32_t>{node, 0});
   const std::size_t own = it != snap.position.end() && it->first == node ? it->second : FreeCapacityIndex::k_end;
-  std::size_t fit = snap.index.next(0, v.requests, v.moving_view);
-  if (fit != FreeCapacityIndex::k_end && fit == own) {
-    fit = snap.index.next(own + 1, v.requests, v.moving_view);
+  std::size_t fit = FreeCapacityIndex::k_end;
+  if (pod_there) {
+    fit = snap.index.next(0, v.requests, v.moving_view);
+    if (fit != FreeCapacityIndex::k_end && fit == own) {
+      fit = snap.index.next(own + 1, v.requests, v.moving_view);
+    }
   }
-  if (v.kind == SolveCache::Impl::Veto::Kind::not_ready) {
-    if (fit == FreeCapacityIndex::k_end) {
-      return false;
-    }
-    // The same node, unchanged since (a stamp names one change of one node), so still not Ready.
+  // not_ready: the first node the index offers the pod takes it as written, and is not Ready
+  // (unchanged since, by its stamp and the NodePools' generation, it still does; else the
+  // checks of add_to_existing are made again).
+  bool moved = false; // the node or the witness changed: the entry is updated if the answer holds
+  // A pod that went to a node that is not Ready and now fits no node is a no_room witness (the
+  // pre-check's conditions are then all checked anew).
+  const bool became_no_room = not_ready && fit == FreeCapacityIndex::k_end;
+  if (became_no_room) {
+    not_ready = false;
+  } else if (not_ready) {
     const auto& e = snap.nodes[fit];
-    if (m_cluster.node_stamp(e.index) != v.node_stamp || v.pools != m_cache.pools_generation
-        || !v.requests.fits_in(e.remaining)) {
+    if (e.node->lifecycle == cluster::NodeLifecycle::ready || !v.requests.fits_in(e.remaining)) {
       return false;
     }
-  } else if (fit != FreeCapacityIndex::k_end) {
-    return false;
+    if (e.index != v.node || m_cluster.node_stamp(e.index) != v.node_stamp || v.pools != m_cache.pools_generation) {
+      if (!placed_as_written(v.pod, v.requests, e)) {
+        return false;
+      }
+      moved = true;
+    }
+  } else if (fit != FreeCapacityIndex::k_end || !pod_there) {
+    moved = true; // another remembered pod may still fit nowhere (looked for below)
   }
   // The remembered pods still in the solve are summarised by the remembered summary (any of
   // them ask for no more, and for no topology or requirements the summary does not have); the
   // others (pending pods come and go, pods join the candidate) are summarised now.
   PodsSummary all = v.summary;
-  const bool not_ready = v.kind == SolveCache::Impl::Veto::Kind::not_ready;
+  auto& remembered = m_scratch.remembered;
+  remembered.clear();
+  std::size_t hint = 0; // the candidate's pods are listed in order, as `v.pods` are
   for (const auto i : pods) {
-    if (std::binary_search(v.pods.begin(), v.pods.end(), i)) {
+    std::size_t k = hint;
+    if (k >= v.pods.size() || v.pods[k] != i) {
+      k = static_cast<std::size_t>(std::lower_bound(v.pods.begin(), v.pods.end(), i) - v.pods.begin());
+    }
+    if (k < v.pods.size() && v.pods[k] == i) {
+      remembered.push_back(static_cast<std::uint32_t>(k));
+      hint = k + 1;
       continue;
     }
     // not_ready: the pod is still first in the queue (it was among the remembered pods).
     const auto& other = m_cluster.pod(i).pod;
-    if (summarize(i, all) && not_ready && queued_before(other.requests, other, i, v.requests, pod.pod, v.pod)) {
+    if (summarize(i, all) && not_ready
+        && queued_before(other.requests, other, i, v.requests, m_cluster.pod(v.pod).pod, v.pod)) {
       return false;
     }
   }
@@ -1772,9 +1891,25 @@ bool Scheduler::veto_still_holds()
     return false;
   }
   if (not_ready) {
+    if (moved) {
+      const auto& e = snap.nodes[fit];
+      v.node = e.index;
+      v.node_stamp = m_cluster.node_stamp(e.index);
+      v.pools = m_cache.pools_generation;
+    }
     return true;
   }
-  if (!all.zone_only || !templates_current() || v.templates != m_cache.templates.generation
+  if (moved) { // no_room
+    // Another of the remembered pods, bound there, may fit nowhere instead (the pre-check takes
+    // any bound pod that does).
+    const auto witness = witness_fitting_nowhere(v, own);
+    if (!witness) {
+      return false;
+    }
+    v.pod = *witness;
+    v.requests = pod_requests(m_cluster.pod(*witness).pod);
+  }
+  if (!all.zone_only || !templates_current() || (v.templates != m_cache.templates.generation && !became_no_room)
       || std::any_of(m_templates.begin(), m_templates.end(), [this](const Template& t) { return limited(t); })) {
     return false;
   }
@@ -1797,7 +1932,7 @@ bool Scheduler::veto_still_holds()
     }
     return true;
   };
-  if (used != v.keeps_spot_dims || !within(v.keeps_spot_for)) {
+  if (became_no_room || used != v.keeps_spot_dims || !within(v.keeps_spot_for)) {
     for (std::size_t d = 0; d < model::k_max_resources; ++d) {
       if (((used >> d) & 1U) != 0) {
         m_dims.push_back(static_cast<model::ResourceId>(d));
@@ -1811,6 +1946,10 @@ bool Scheduler::veto_still_holds()
     }
     v.keeps_spot_for = all.requests;
     v.keeps_spot_dims = used;
+  }
+  if (became_no_room) {
+    v.kind = SolveCache::Impl::Veto::Kind::no_room;
+    v.templates = m_cache.templates.generation;
   }
   return true;
 }

@@ -342,7 +342,7 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
     cand.price = 0.1 * static_cast<double>(1 + next(4));
     cand.reschedule_cost = 1.0 + static_cast<double>(next(3));
     cand.disruption_cost = static_cast<double>(next(5));
-    cand.reschedulable.assign(next(4), static_cast<cluster::PodIndex>(i)); // moved along with its candidate
+    cand.reschedulable = PodList(std::vector<cluster::PodIndex>(next(4), static_cast<cluster::PodIndex>(i))); // moved along with its candidate
     candidates.push_back(cand);
   }
   for (const std::string version : {"1.13", "1.6"}) {

@@ -161,7 +161,7 @@ SolveResult early_checked(Env& env, cluster::NodeIndex candidate)
 // A spot + on-demand pool without limits (limits may take options from a NodeClaim, so a limited
 // pool's solves check nothing before placing pods); with `spot_zones_only`, restricted to the
 // zones where every fake type offers spot (test-zone-3 is on-demand only).
-void add_spot_pool(Env& env, bool spot_zones_only)
+model::NodePool& add_spot_pool(Env& env, bool spot_zones_only)
 {
   auto& pool = env.node_pool();
   pool.limits.reset();
@@ -169,6 +169,7 @@ void add_spot_pool(Env& env, bool spot_zones_only)
   if (spot_zones_only) {
     pool.requirements.add(req(k_zone, Operator::in, {"test-zone-1", "test-zone-2"}));
   }
+  return pool;
 }
 
 // An on-demand pool without limits: NodeClaims never allow spot, so nothing is checked before
@@ -770,5 +771,222 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready en
     CHECK(full.existing.empty());
     CHECK(full.claims.size() == 1);
   }
+  CHECK(env.cache.veto_memo_hits() == 1);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready follows the first such node the pod goes to",
+          "[karpenter][solve][consolidation]")
+{
+  // Nodes that are not initialized come after the others, by name: a new one named first takes
+  // the pod instead; the answer holds as long as the pod goes, as written, to a node that is not
+  // Ready.
+  Env env(testing::fake_instance_types(10));
+  add_on_demand_pool(env);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("other", {}, allocatable(500));
+  const auto second = env.node("launching-b", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  env.bind(env.pod(cpu(1000)), candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  const auto first = env.node("launching-a", {}, allocatable(4000), cluster::NodeLifecycle::launching);
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 2);
+  env.cluster.node_mut(first).lifecycle = cluster::NodeLifecycle::registered; // a new stamp
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 3);
+
+  // A taint the pod does not tolerate on the first node the index offers: the solves run in full
+  // (and with launching-b full, the pod needs a NodeClaim, on-demand: no stop).
+  env.cluster.node_mut(first).taints = {model::Taint{"example.com/special", "", model::TaintEffect::no_schedule}};
+  refresh();
+  CHECK(early_checked(env, candidate).stopped); // on launching-b
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 3);
+  const auto filler = env.pod(cpu(3500));
+  env.bind(filler, second);
+  refresh();
+  const auto claimed = early_checked(env, candidate);
+  CHECK_FALSE(claimed.stopped);
+  CHECK(claimed.claims.size() == 1);
+  CHECK(env.cache.veto_memo_hits() == 3);
+  env.remove(filler);
+
+  // launching-a becomes Ready and the pod goes there as written: no stop.
+  env.cluster.node_mut(first).taints.clear();
+  env.cluster.node_mut(first).lifecycle = cluster::NodeLifecycle::ready;
+  refresh();
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 1);
+  CHECK(moved.existing.front().node == first);
+  CHECK(env.cache.veto_memo_hits() == 3);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready becomes a stop on no room",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  env.node("other", {}, allocatable(500));
+  const auto launching = env.node("launching", {}, allocatable(1500), cluster::NodeLifecycle::registered);
+  env.bind(env.pod(cpu(1000)), candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  // The node that is not Ready fills up: the pod fits nowhere, so the solve stops before placing.
+  const auto filler = env.pod(cpu(1000));
+  env.bind(filler, launching);
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 2);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 3);
+
+  // Room again, on the Ready node: the pod moves there.
+  env.remove(filler);
+  env.cluster.node_mut(launching).lifecycle = cluster::NodeLifecycle::ready;
+  refresh();
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 1);
+  CHECK(moved.existing.front().node == launching);
+  CHECK(env.cache.veto_memo_hits() == 3);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on no room takes another of the candidate's pods that fits nowhere",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  const auto other = env.node("other", {}, allocatable(2000));
+  const auto filler = env.pod(cpu(1000));
+  env.bind(filler, other);
+  env.bind(env.pod(cpu(1500)), candidate); // the first witness
+  env.bind(env.pod(cpu(2500)), candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  // Room for 1500m elsewhere, not for 2500m: the larger pod is the witness now.
+  env.remove(filler);
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 2);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 3);
+
+  // The larger pod leaves the candidate: the smaller one fits on the other node.
+  env.remove(env.cluster.node(candidate).pods.back());
+  refresh();
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 1);
+  CHECK(moved.existing.front().node == other);
+  CHECK(env.cache.veto_memo_hits() == 3);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready needs the pod's requirements met there",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_on_demand_pool(env);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto second = env.node("launching-b", {{"example.com/tier", "a"}}, allocatable(4000),
+                               cluster::NodeLifecycle::registered);
+  PodOptions tier = cpu(1000);
+  tier.node_selector = {{"example.com/tier", "a"}};
+  env.bind(env.pod(tier), candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  // A node without the label comes first: the pod still goes to launching-b, found by a full solve.
+  env.node("launching-a", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 1);
+  // With launching-b full, the pod fits nowhere (no NodeClaim can have the label): no stop.
+  env.bind(env.pod(cpu(3500)), second);
+  refresh();
+  const auto failed = early_checked(env, candidate);
+  CHECK_FALSE(failed.stopped);
+  CHECK(failed.errors.size() == 1);
+  CHECK(env.cache.veto_memo_hits() == 1);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop ends when its pod is evicted and pending again",
+          "[karpenter][solve][consolidation]")
+{
+  // A pending pod placed on a node that is not Ready does not veto anything.
+  Env env(testing::fake_instance_types(10));
+  add_on_demand_pool(env);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto other = env.node("other", {}, allocatable(500));
+  env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  const auto first = env.pod(cpu(1000));
+  env.bind(first, candidate);
+  env.bind(env.pod(cpu(500)), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  env.cluster.unbind(first, env.now);
+  env.cluster.set_pending(first, env.now);
+  (void)solve(env.input());
+  const auto ran = early_checked(env, candidate);
+  CHECK_FALSE(ran.stopped);
+  REQUIRE(ran.existing.size() == 2);
+  CHECK(ran.existing.back().node == other); // the candidate's pod; the pending one went first
+  CHECK(env.cache.veto_memo_hits() == 1);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on no room takes no witness that is pending again",
+          "[karpenter][solve][consolidation]")
+{
+  // Moved pods skip nodes inside their consolidateAfter window; pending pods do not. "quiet" had
+  // a pod event just now, "other" an hour ago.
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true).consolidate_after = 600 * k_second;
+  env.now = 7200 * k_second;
+  const auto candidate = env.node("candidate", {}, allocatable(8000), cluster::NodeLifecycle::ready, 0U);
+  const auto other = env.node("other", {}, allocatable(2000), cluster::NodeLifecycle::ready, 0U);
+  const auto quiet = env.node("quiet", {}, allocatable(3000), cluster::NodeLifecycle::ready, 0U);
+  const auto filler = env.pod(cpu(1000));
+  env.bind(filler, other);
+  env.bind(env.pod(cpu(1500)), candidate); // the witness
+  const auto large = env.pod(cpu(2500));
+  env.bind(large, candidate);
+  const auto settle = [&env](cluster::NodeIndex n, SimTime at) { env.cluster.node_mut(n).last_pod_event = at; };
+  settle(candidate, 0);
+  settle(other, env.now - 3600 * k_second);
+  settle(quiet, env.now);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  // The witness has room now; the large pod, pending again, goes to the quiet node.
+  env.remove(filler);
+  env.cluster.unbind(large, env.now);
+  env.cluster.set_pending(large, env.now);
+  settle(candidate, 0);
+  settle(other, env.now - 3600 * k_second);
+  (void)solve(env.input());
+  const auto ran = early_checked(env, candidate);
+  CHECK_FALSE(ran.stopped);
+  REQUIRE(ran.existing.size() == 2);
+  CHECK(ran.existing.front().node == quiet);
+  CHECK(ran.existing.back().node == other);
   CHECK(env.cache.veto_memo_hits() == 1);
 }
