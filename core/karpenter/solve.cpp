@@ -426,8 +426,11 @@ struct SolveCache::Impl
     std::uint64_t templates = 0; // Templates::generation
     model::Resources keeps_spot_for;
     std::uint32_t keeps_spot_dims = 0;
-    // not_ready: the node and its Cluster::node_stamp then (its labels, taints and lifecycle),
-    // and the NodePools' generation (the node's effective taints drop its pool's startup taints).
+    // not_ready: the candidate's pods placed before `pod`, in queue order (positions in `pods`),
+    // each as written on the first existing node with room, none failing before; then the node
+    // `pod` went to and its Cluster::node_stamp then (its labels, taints and lifecycle), and the
+    // NodePools' generation (the node's effective taints drop its pool's startup taints).
+    std::vector<std::uint32_t> prefix;
     cluster::NodeIndex node = 0;
     std::uint64_t node_stamp = 0;
     std::uint64_t pools = 0;
@@ -674,6 +677,15 @@ struct QueuedPod
   std::size_t fit_from = 0;
 };
 
+// A pod placed again by replay_not_ready: its requests and whether it is moved (bound, not on a
+// deleting node: the candidate's).
+struct ReplayPod
+{
+  cluster::PodIndex pod = 0;
+  model::Resources requests;
+  bool moved = false;
+};
+
 struct Undo
 {
   std::uint32_t pos = 0;
@@ -698,6 +710,10 @@ struct SolveScratch
   std::vector<std::string> errors;
   std::vector<char> failed;
   std::vector<std::uint32_t> remembered; // veto_still_holds: positions in Veto::pods still in the solve
+  std::vector<char> present;             // veto_still_holds: by position in Veto::pods, in the solve
+  std::vector<Undo> replay;              // veto_still_holds: the prefix's placements, undone after
+  std::vector<cluster::PodIndex> before; // veto_still_holds: other pods queued before the stop pod
+  std::vector<ReplayPod> replay_queue;   // replay_not_ready
 };
 
 // The thread's scratch, or `fallback` when a solve on this thread is already using it.
@@ -771,6 +787,11 @@ private:
   void remember_no_room(const QueuedPod& p);
   void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
   [[nodiscard]] bool veto_still_holds();
+  // not_ready: the remembered prefix placed again (over the shared snapshot, undone by the
+  // caller), then the stop's pod: whether some pod of it, or the stop's pod, goes to a node that
+  // is not Ready as before. `fit`: the stop pod's node position when it holds.
+  [[nodiscard]] bool replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, bool pods_unchanged,
+                                      std::size_t& fit, bool& moved);
   // The bound pod `pod` as written goes to the existing node `e` if it has room there.
   [[nodiscard]] bool placed_as_written(cluster::PodIndex pod, const model::Resources& requests,
                                        const ExistingNode& e);
@@ -872,6 +893,9 @@ private:
   // without host ports (set with m_zone_only).
   std::vector<TypeSet> m_spot_room;
   bool m_stopped = false;
+  // Every pod placed so far is one of the single candidate's, placed as written (first variant,
+  // no requirement narrowed) on an existing node, and none has failed (remember_not_ready).
+  bool m_plain_prefix = true;
 
   // Per attempt: hostname topology limits checked before the full requirement/topology path
   // (a node or NodeClaim whose hostname count exceeds the limit can never pass it).
@@ -1666,6 +1690,7 @@ SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
   v.pods.assign(first, last);
   std::sort(v.pods.begin(), v.pods.end());
   v.summary = {};
+  v.prefix.clear();
   v.shapes.clear();
   v.shape_of.clear();
   for (const auto i : v.pods) {
@@ -1713,13 +1738,26 @@ void Scheduler::remember_not_ready(const QueuedPod& p, const PodVariant& v, cons
 {
   // Placed as written, on the node's own requirements (nothing placed before it there). Whether
   // it is first in the queue is checked when the stop is asked for again.
-  if (!m_placements.empty() || m_claim_count != 0 || &v != variant(*p.data, 0, m_in)
+  if (!m_plain_prefix || m_claim_count != 0 || &v != variant(*p.data, 0, m_in)
       || (p.topo != nullptr && p.topo->any) || !p.data->spec->host_ports.empty()) {
     return;
   }
   auto* veto = remember(p);
   if (veto == nullptr) {
     return;
+  }
+  veto->prefix.clear();
+  for (const auto& placed : m_placements) {
+    const auto at = std::lower_bound(veto->pods.begin(), veto->pods.end(), placed.pod);
+    const auto k = static_cast<std::size_t>(at - veto->pods.begin());
+    if (at == veto->pods.end() || *at != placed.pod) {
+      continue; // pending or from a deleting node: asked for anew by the next check
+    }
+    if (veto->shape_of[k] == SolveCache::Impl::Veto::k_no_shape) {
+      veto->valid = false;
+      return;
+    }
+    veto->prefix.push_back(static_cast<std::uint32_t>(k));
   }
   veto->kind = SolveCache::Impl::Veto::Kind::not_ready;
   veto->node = e.index;
@@ -1785,6 +1823,99 @@ std::optional<cluster::PodIndex> Scheduler::witness_fitting_nowhere(const SolveC
   return std::nullopt;
 }
 
+bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, bool pods_unchanged, std::size_t& fit,
+                                 bool& moved)
+{
+  moved = false;
+  auto& snap = m_cache.existing;
+  const auto node = m_input.excluded_nodes.front();
+  const auto first_fit = [&](const model::Resources& r, bool moving) {
+    std::size_t f = snap.index.next(0, r, moving);
+    if (f != FreeCapacityIndex::k_end && f == own) {
+      f = snap.index.next(own + 1, r, moving);
+    }
+    return f;
+  };
+  // The pods queued before the stop pod: the remembered prefix still there, in its order, and
+  // the others (m_scratch.before), merged into queue order.
+  auto& queue = m_scratch.replay_queue;
+  queue.clear();
+  for (const auto k : v.prefix) {
+    if (m_scratch.present[k] == 0) {
+      continue; // left the candidate: the pods after it queue as before
+    }
+    const auto pod = v.pods[k];
+    if (!pods_unchanged) {
+      const auto& ps = m_cluster.pod(pod);
+      if (ps.phase == cluster::PodPhase::pending || ps.node != node) {
+        return false; // pending again: queued by other rules
+      }
+    }
+    queue.push_back({pod, v.shapes[v.shape_of[k]], true});
+  }
+  if (!m_scratch.before.empty()) {
+    for (const auto pod : m_scratch.before) {
+      const auto& ps = m_cluster.pod(pod);
+      bool bound_moved = false;
+      if (ps.node != cluster::k_none) {
+        const auto& n = m_cluster.node(ps.node);
+        bound_moved = n.lifecycle != cluster::NodeLifecycle::deleting && !n.disrupted_taint;
+      }
+      queue.push_back({pod, pod_requests(ps.pod), bound_moved});
+    }
+    std::sort(queue.begin(), queue.end(), [this](const ReplayPod& a, const ReplayPod& b) {
+      return queued_before(a.requests, m_cluster.pod(a.pod).pod, a.pod, b.requests, m_cluster.pod(b.pod).pod, b.pod);
+    });
+  }
+  auto& undo = m_scratch.replay;
+  undo.clear();
+  // Each goes, as written, to the first existing node with room (else the replay gives up); a
+  // moved pod on a node that is not Ready stops the solve there.
+  std::optional<bool> holds;
+  for (const auto& q : queue) {
+    const std::size_t f = first_fit(q.requests, v.moving_view && q.moved);
+    if (f == FreeCapacityIndex::k_end) {
+      holds = false;
+      break;
+    }
+    auto& e = snap.nodes[f];
+    if (!placed_as_written(q.pod, q.requests, e) || !m_plan.delta.empty()) {
+      holds = false;
+      break;
+    }
+    if (q.moved && e.node->lifecycle != cluster::NodeLifecycle::ready) {
+      holds = true; // this pod now stops the solve (the entry stays as it is)
+      break;
+    }
+    undo.push_back({static_cast<std::uint32_t>(f), e.remaining, 0});
+    e.remaining -= q.requests;
+    snap.index.update(f, e);
+  }
+  if (!holds.has_value()) {
+    // The stop pod, as without a prefix (its node unchanged since, it still takes the pod).
+    const std::size_t f = first_fit(v.requests, v.moving_view);
+    holds = false;
+    if (f != FreeCapacityIndex::k_end) {
+      const auto& e = snap.nodes[f];
+      if (e.node->lifecycle != cluster::NodeLifecycle::ready && v.requests.fits_in(e.remaining)) {
+        const bool same = e.index == v.node && m_cluster.node_stamp(e.index) == v.node_stamp
+                          && v.pools == m_cache.pools_generation;
+        if (same || placed_as_written(v.pod, v.requests, e)) {
+          holds = true;
+          fit = f;
+          moved = !same;
+        }
+      }
+    }
+  }
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+    auto& e = snap.nodes[it->pos];
+    e.remaining = it->remaining;
+    snap.index.update(it->pos, e);
+  }
+  return *holds;
+}
+
 bool Scheduler::veto_still_holds()
 {
   if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0) {
@@ -1833,8 +1964,10 @@ bool Scheduler::veto_still_holds()
   const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
                                    std::pair<cluster::NodeIndex, std::uint32_t>{node, 0});
   const std::size_t own = it != snap.position.end() && it->first == node ? it->second : FreeCapacityIndex::k_end;
+  // With a prefix, the stop pod's node is found after the prefix is placed again (below).
+  const bool replay = not_ready && !v.prefix.empty();
   std::size_t fit = FreeCapacityIndex::k_end;
-  if (pod_there) {
+  if (pod_there && !replay) {
     fit = snap.index.next(0, v.requests, v.moving_view);
     if (fit != FreeCapacityIndex::k_end && fit == own) {
       fit = snap.index.next(own + 1, v.requests, v.moving_view);
@@ -1846,9 +1979,11 @@ bool Scheduler::veto_still_holds()
   bool moved = false; // the node or the witness changed: the entry is updated if the answer holds
   // A pod that went to a node that is not Ready and now fits no node is a no_room witness (the
   // pre-check's conditions are then all checked anew).
-  const bool became_no_room = not_ready && fit == FreeCapacityIndex::k_end;
+  const bool became_no_room = not_ready && !replay && fit == FreeCapacityIndex::k_end;
   if (became_no_room) {
     not_ready = false;
+  } else if (replay) {
+    // placed below
   } else if (not_ready) {
     const auto& e = snap.nodes[fit];
     if (e.node->lifecycle == cluster::NodeLifecycle::ready || !v.requests.fits_in(e.remaining)) {
@@ -1869,6 +2004,10 @@ bool Scheduler::veto_still_holds()
   PodsSummary all = v.summary;
   auto& remembered = m_scratch.remembered;
   remembered.clear();
+  auto& present = m_scratch.present;
+  present.assign(v.pods.size(), 0);
+  auto& before = m_scratch.before;
+  before.clear();
   std::size_t hint = 0; // the candidate's pods are listed in order, as `v.pods` are
   for (const auto i : pods) {
     std::size_t k = hint;
@@ -1877,17 +2016,22 @@ bool Scheduler::veto_still_holds()
     }
     if (k < v.pods.size() && v.pods[k] == i) {
       remembered.push_back(static_cast<std::uint32_t>(k));
+      present[k] = 1;
       hint = k + 1;
       continue;
     }
-    // not_ready: the pod is still first in the queue (it was among the remembered pods).
+    // not_ready: pods queued before the stop pod are placed again first (replay_not_ready).
     const auto& other = m_cluster.pod(i).pod;
     if (summarize(i, all) && not_ready
-        && queued_before(other.requests, other, i, v.requests, m_cluster.pod(v.pod).pod, v.pod)) {
-      return false;
+        && queued_before(pod_requests(other), other, i, v.requests, m_cluster.pod(v.pod).pod, v.pod)) {
+      before.push_back(i);
     }
   }
   if (all.topology || all.host_ports) {
+    return false;
+  }
+  if ((replay || !before.empty())
+      && !replay_not_ready(v, own, candidate.pods_revision == v.pods_revision, fit, moved)) {
     return false;
   }
   if (not_ready) {
@@ -2711,6 +2855,9 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
       m_stopped = true;
       remember_not_ready(p, v, e);
     }
+    if (!plan.delta.empty()) {
+      m_plain_prefix = false;
+    }
     if (p.topo != nullptr && p.topo->any) {
       record(p, v, e.taints, e.reqs());
     }
@@ -2993,6 +3140,7 @@ bool Scheduler::try_schedule(QueuedPod& p, std::string& err)
     const PodVariant* v = variant(*p.data, k, m_in);
     CAPSIM_CHECK(v != nullptr, "solve: missing pod variant");
     if (add(p, *v, last ? &err : nullptr)) {
+      m_plain_prefix = m_plain_prefix && k == 0;
       ++m_version;
       return true;
     }
@@ -3245,6 +3393,7 @@ SolveResult Scheduler::run()
       failed[id] = 0;
       errors[id].clear();
     } else {
+      m_plain_prefix = false;
       failed[id] = 1;
       errors[id] = std::move(err);
       queue.push_back(id);

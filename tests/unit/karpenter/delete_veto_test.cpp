@@ -701,11 +701,20 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready ho
   CHECK(env.cache.veto_memo_hits() == 2);
   env.remove(small);
 
-  // A larger pending pod queues first: the solve runs in full (and stops the same way).
+  // A larger pending pod queues first: placed again first (on the launching node: a pending pod
+  // vetoes nothing), then the candidate's pod goes there too: the same answer.
   const auto large = env.pod(cpu(1500));
   CHECK(early_checked(env, candidate).stopped);
-  CHECK(env.cache.veto_memo_hits() == 2);
+  CHECK(env.cache.veto_memo_hits() == 3);
   env.remove(large);
+  // One that takes most of the launching node's room: the candidate's pod needs a NodeClaim
+  // (on-demand), the solve does not stop.
+  const auto larger = env.pod(cpu(3500));
+  const auto claimed = early_checked(env, candidate);
+  CHECK_FALSE(claimed.stopped);
+  CHECK(claimed.claims.size() == 1);
+  CHECK(env.cache.veto_memo_hits() == 3);
+  env.remove(larger);
   CHECK(early_checked(env, candidate).stopped);
   const auto hits = env.cache.veto_memo_hits();
 
@@ -988,5 +997,80 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on no room takes no witness th
   REQUIRE(ran.existing.size() == 2);
   CHECK(ran.existing.front().node == quiet);
   CHECK(ran.existing.back().node == other);
+  CHECK(env.cache.veto_memo_hits() == 1);
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready places the pods queued before it again",
+          "[karpenter][solve][consolidation]")
+{
+  // The candidate's larger pod goes to a Ready node first; the smaller one then finds room only on
+  // the node that is not Ready.
+  Env env(testing::fake_instance_types(10));
+  add_on_demand_pool(env);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto other = env.node("other", {}, allocatable(2600));
+  const auto launching = env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  const auto filler = env.pod(cpu(1000));
+  env.bind(filler, other);
+  env.bind(env.pod(cpu(1500)), candidate);
+  env.bind(env.pod(cpu(1000)), candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+  CHECK(early_checked(env, candidate).stopped); // the replay's placements were undone
+  CHECK(env.cache.veto_memo_hits() == 2);
+
+  // A pending pod queued between the two takes the rest of the Ready node: the same answer.
+  const auto between = env.pod(cpu(1200));
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 3);
+  env.remove(between);
+
+  // The Ready node fills up: the larger pod itself goes to the node that is not Ready.
+  const auto full = env.pod(cpu(1500));
+  env.bind(full, other);
+  refresh();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 4);
+  env.remove(full);
+
+  // Room for both on the Ready node: no stop.
+  env.remove(filler);
+  refresh();
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 2);
+  CHECK(moved.existing.front().node == other);
+  CHECK(moved.existing.back().node == other);
+  CHECK(env.cache.veto_memo_hits() == 4);
+  (void)launching;
+}
+
+TEST_CASE("stop_on_delete_veto: a remembered prefix pod that is pending again is not placed as a moved one",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_on_demand_pool(env);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto other = env.node("other", {}, allocatable(2600));
+  env.node("launching", {}, allocatable(2000), cluster::NodeLifecycle::registered);
+  env.bind(env.pod(cpu(1000)), other);
+  const auto first = env.pod(cpu(1500));
+  env.bind(first, candidate); // goes to "other" first
+  env.bind(env.pod(cpu(1000)), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(early_checked(env, candidate).stopped);
+  REQUIRE(env.cache.veto_memo_hits() == 1);
+
+  // The first pod, pending again, fits only on the launching node and takes most of it; the
+  // second then needs a NodeClaim (on-demand): no stop.
+  env.cluster.unbind(first, env.now);
+  env.cluster.set_pending(first, env.now);
+  env.bind(env.pod(cpu(700)), other);
+  (void)solve(env.input());
+  const auto claimed = early_checked(env, candidate);
+  CHECK_FALSE(claimed.stopped);
+  CHECK(claimed.claims.size() == 1);
   CHECK(env.cache.veto_memo_hits() == 1);
 }
