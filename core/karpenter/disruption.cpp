@@ -134,6 +134,7 @@ private:
   std::vector<Candidate> m_validation_candidates; // validate()'s
   bool m_v113 = false;                           // settings.karpenter.version is 1.13
   bool m_graceful_checks_valid = false;
+  CandidateOrder m_order; // sort_candidates' last order
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -512,7 +513,7 @@ Outcome DisruptionController::emptiness()
     return Outcome::nothing;
   }
   auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::empty, m_now);
-  sort_candidates(cands, version(), *m_cluster);
+  sort_candidates(cands, version(), *m_cluster, &m_order);
   std::vector<Candidate> empty;
   bool constrained = false;
   for (auto& c : cands) {
@@ -610,7 +611,7 @@ Outcome DisruptionController::multi_node()
     return Outcome::nothing;
   }
   auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
-  sort_candidates(cands, version(), *m_cluster);
+  sort_candidates(cands, version(), *m_cluster, &m_order);
   // The disruptable candidates, in order, moved to the front (swapped: elements keep buffers).
   std::size_t kept = 0;
   bool constrained = false;
@@ -643,7 +644,7 @@ Outcome DisruptionController::single_node()
     return Outcome::nothing;
   }
   const auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
-  sort_candidates(cands, version(), *m_cluster);
+  sort_candidates(cands, version(), *m_cluster, &m_order);
   const auto ordered = interleave_pools(cands);
   const bool balanced = any_balanced();
   const auto totals = balanced ? pool_totals(cands) : std::vector<PoolTotals>{};

@@ -346,7 +346,8 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   return out;
 }
 
-void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster)
+void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster,
+                     CandidateOrder* memo)
 {
   // Sorted by keys worked out once (a comparison would divide and read two nodes' names), then
   // the candidates are permuted into that order.
@@ -364,15 +365,37 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
     keys[i] = {v113 ? c.disruption_cost : -c.savings_ratio(), &cluster.node(c.node).name, c.node,
                static_cast<std::uint32_t>(i)};
   }
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    if (a.first != b.first) {
-      return a.first < b.first;
+  const bool same = memo != nullptr && memo->keys.size() == keys.size()
+                    && std::equal(keys.begin(), keys.end(), memo->keys.begin(), [](const Key& k, const auto& m) {
+                         return k.first == m.first && k.node == m.second;
+                       });
+  if (same) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      keys[i].at = memo->order[i];
     }
-    if (*a.name != *b.name) {
-      return *a.name < *b.name;
+  } else {
+    if (memo != nullptr) {
+      memo->keys.clear();
+      for (const auto& k : keys) {
+        memo->keys.emplace_back(k.first, k.node);
+      }
     }
-    return a.node < b.node;
-  });
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+      if (a.first != b.first) {
+        return a.first < b.first;
+      }
+      if (*a.name != *b.name) {
+        return *a.name < *b.name;
+      }
+      return a.node < b.node;
+    });
+    if (memo != nullptr) {
+      memo->order.clear();
+      for (const auto& k : keys) {
+        memo->order.push_back(k.at);
+      }
+    }
+  }
   // Position i takes the candidate at keys[i].at: follow each cycle of the permutation.
   for (std::size_t i = 0; i < keys.size(); ++i) {
     std::size_t j = i;

@@ -176,9 +176,19 @@ struct CandidateCheck
 // (never with consolidateAfter Never). Returns the time it becomes consolidatable.
 [[nodiscard]] SimTime consolidatable_at(const cluster::NodeState& node, const model::NodePool& pool);
 
+// The last order sort_candidates worked out: a disruption pass sorts the same candidates for
+// each method, and polls often find the same ones (the same keys in the same list order).
+struct CandidateOrder
+{
+  std::vector<std::pair<double, cluster::NodeIndex>> keys; // the sorted list's input, in its order
+  std::vector<std::uint32_t> order;                        // input position of each output position
+};
+
 // Consolidation order (consolidation.go sortCandidates): v1.14+ savings ratio descending, v1.13
-// disruption cost ascending; ties by node name, then index.
-void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster);
+// disruption cost ascending; ties by node name, then index. `memo` (optional, for one cluster):
+// the same input is put in the remembered order without sorting.
+void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster,
+                     CandidateOrder* memo = nullptr);
 
 // Single-node consolidation's shuffleCandidates: round-robin over NodePools (in pool index
 // order; upstream iterates a Go map) keeping each pool's sorted order. Points into `sorted`.

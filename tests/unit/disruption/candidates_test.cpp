@@ -374,6 +374,36 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
       CHECK(s.disruption_cost == original.disruption_cost);
       CHECK(s.reschedulable == original.reschedulable);
     }
+    // With a memo: the same input is put in the remembered order, a changed one sorted anew.
+    const auto nodes_of = [](const std::vector<Candidate>& list) {
+      std::vector<cluster::NodeIndex> out;
+      for (const auto& x : list) {
+        out.push_back(x.node);
+      }
+      return out;
+    };
+    CandidateOrder memo;
+    auto input = candidates;
+    for (int round = 0; round < 6; ++round) {
+      CAPTURE(round);
+      if (round == 2 || round == 4) {
+        input[next(input.size())].price = 0.05 * static_cast<double>(1 + next(9)); // a new key
+      }
+      if (round == 5) { // two candidates with the same key (other names) swap places
+        const auto key = [&](const Candidate& x) { return v113 ? x.disruption_cost : -x.savings_ratio(); };
+        for (std::size_t j = 1; j < input.size(); ++j) {
+          if (key(input[j]) == key(input[0]) && c.node(input[j].node).name != c.node(input[0].node).name) {
+            std::swap(input[0], input[j]);
+            break;
+          }
+        }
+      }
+      auto expected = input;
+      sort_candidates(expected, version, c);
+      auto remembered = input;
+      sort_candidates(remembered, version, c, &memo);
+      CHECK(nodes_of(remembered) == nodes_of(expected));
+    }
   }
 }
 
