@@ -78,9 +78,11 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
     LaunchOptions opts;
     opts.max_instance_types = settings.max_instance_types;
     opts.min_values_best_effort = settings.min_values_best_effort;
-    opts.offering_available = [&actuator](std::string_view type, std::string_view zone, std::string_view ct) {
-      return actuator.offering_available(type, zone, ct);
-    };
+    if (!actuator.all_offerings_available()) {
+      opts.offering_available = [&actuator](std::string_view type, std::string_view zone, std::string_view ct) {
+        return actuator.offering_available(type, zone, ct);
+      };
+    }
     const LaunchDecision decision = choose_launch(claim, opts);
     const LaunchDecision* choice = decision.ok ? &decision : nullptr;
     NodeIndex node = k_none;

@@ -67,6 +67,10 @@ public:
   // skip re-checking every offering of every pool on each simulation.
   [[nodiscard]] virtual std::uint64_t availability_version() const { return 0; }
 
+  // True when offering_available answers true for every offering now (nothing is marked): a
+  // launch may then skip asking for each of the thousands of offerings it looks at.
+  [[nodiscard]] virtual bool all_offerings_available() const { return false; }
+
   // Record a decision for --explain and the HTML report.
   virtual void record(report::Decision decision) = 0;
 

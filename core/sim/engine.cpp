@@ -283,6 +283,11 @@ bool Engine::offering_available(std::string_view instance_type, std::string_view
   return true;
 }
 
+bool Engine::all_offerings_available() const
+{
+  return std::none_of(m_unavailable.begin(), m_unavailable.end(), [this](const Unavailable& u) { return u.until > m_now; });
+}
+
 std::uint64_t Engine::availability_version() const
 {
   // +1 keeps the version away from 0 ("unknown").

@@ -62,6 +62,7 @@ public:
   [[nodiscard]] bool offering_available(std::string_view instance_type, std::string_view zone,
                                         std::string_view capacity_type) const override;
   [[nodiscard]] std::uint64_t availability_version() const override;
+  [[nodiscard]] bool all_offerings_available() const override;
   void record(report::Decision decision) override;
   [[nodiscard]] bool records_decisions() const override { return m_input.explain; }
   void set_disrupted(cluster::NodeIndex node, bool disrupted) override;

@@ -106,3 +106,46 @@ TEST_CASE("engine: the same inputs and seed give identical results", "[sim][engi
     CHECK(a.final_nodes[i].instance_type == b.final_nodes[i].instance_type);
   }
 }
+
+namespace {
+
+// Records, at each reconcile, whether every offering is available, waking every 5 minutes.
+class AvailabilityProbe : public sim::Controller
+{
+public:
+  [[nodiscard]] std::string_view name() const override { return "probe"; }
+  std::optional<SimTime> reconcile(SimTime now, const cluster::Cluster& /*cluster*/, sim::Actuator& actuator) override
+  {
+    seen.emplace_back(now, actuator.all_offerings_available());
+    marked.push_back(actuator.offering_available("m5.large", "test-zone-1", "spot"));
+    other.push_back(actuator.offering_available("m5.large", "test-zone-2", "spot"));
+    return now + 5 * k_minute;
+  }
+  std::vector<std::pair<SimTime, bool>> seen;
+  std::vector<bool> marked;
+  std::vector<bool> other;
+};
+
+} // namespace
+
+TEST_CASE("engine: all_offerings_available is false exactly while an offering is marked unavailable", "[sim][engine]")
+{
+  const World w = make_world(0, 100);
+  sim::EngineInput in;
+  in.scenario = &w.scenario;
+  in.catalog = &w.catalog;
+  in.workload = &w.workload;
+  in.end = 20 * k_minute;
+  sim::Engine engine(in);
+  engine.mark_unavailable("m5.large", "test-zone-1", "spot", 12 * k_minute);
+  AvailabilityProbe probe;
+  (void)engine.run(probe);
+  REQUIRE(probe.seen.size() >= 4);
+  for (std::size_t i = 0; i < probe.seen.size(); ++i) {
+    const auto [at, all] = probe.seen[i];
+    CAPTURE(at);
+    CHECK(all == (at >= 12 * k_minute));
+    CHECK(probe.marked[i] == all); // the marked offering is the only one out
+    CHECK(probe.other[i]);
+  }
+}
