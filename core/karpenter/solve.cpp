@@ -893,8 +893,8 @@ private:
   // without host ports (set with m_zone_only).
   std::vector<TypeSet> m_spot_room;
   bool m_stopped = false;
-  // Every pod placed so far is one of the single candidate's, placed as written (first variant,
-  // no requirement narrowed) on an existing node, and none has failed (remember_not_ready).
+  // Every pod placed so far went as written (first variant, no requirement narrowed) to an
+  // existing node, and none has failed (remember_not_ready).
   bool m_plain_prefix = true;
 
   // Per attempt: hostname topology limits checked before the full requirement/topology path
@@ -1651,18 +1651,18 @@ bool Scheduler::summarize(cluster::PodIndex idx, PodsSummary& out)
 }
 
 // Remembered stops (SolveCache::Impl::Veto). A single candidate's solve that stopped on one of its
-// pods stops again, without preparing anything, while that pod is still bound there and the
-// reason still holds. The candidate's pods of that solve are summarised once: whichever of them
-// are in a later solve ask for at most as much, with no requirement or topology the summary lacks;
-// the solve's other pods (pending pods come and go, pods join the candidate) are summarised anew.
-// - no_room: the pre-check's answer depends on the free room only through the pod it found, and
-//   every_claim_keeps_spot and narrowed_by_zone_only hold for fewer or smaller pods too (they read
-//   the pods' requests, requirements and topology, the templates, the options and the running
-//   pods with required anti-affinity, none here).
-// - not_ready: the pod is still first in the queue, so nothing is placed before it, and the first
-//   node the index offers it is the same node, unchanged since but for its free room, so still
-//   not Ready, and with room in every resource: the pod goes there again (nothing of topology,
-//   host ports or preferences in the way).
+// pods stops again, without preparing anything, while the reason still holds. The candidate's
+// pods of that solve are summarised once: whichever of them are in a later solve ask for at most
+// as much, with no requirement or topology the summary lacks; the solve's other pods (pending pods
+// come and go, pods join the candidate) are summarised anew.
+// - no_room: the pre-check's answer depends on the free room only through the pod it finds (any
+//   bound pod of the candidate with no room elsewhere will do), and every_claim_keeps_spot and
+//   narrowed_by_zone_only hold for fewer or smaller pods too (they read the pods' requests,
+//   requirements and topology, the templates, the options and the running pods with required
+//   anti-affinity, none here).
+// - not_ready: the pods queued before the stop pod went, as written, to the first existing node
+//   with room each; replay_not_ready places the ones queued before it now the same way, then the
+//   stop pod (nothing of topology, host ports or preferences in the way).
 SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
 {
   if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0 || !m_groups.empty()
@@ -1736,8 +1736,9 @@ void Scheduler::remember_no_room(const QueuedPod& p)
 
 void Scheduler::remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e)
 {
-  // Placed as written, on the node's own requirements (nothing placed before it there). Whether
-  // it is first in the queue is checked when the stop is asked for again.
+  // Placed as written, after pods that all went as written to existing nodes (m_plain_prefix).
+  // The candidate's pods among them are remembered in queue order; the others are asked for
+  // anew when the stop is (replay_not_ready).
   if (!m_plain_prefix || m_claim_count != 0 || &v != variant(*p.data, 0, m_in)
       || (p.topo != nullptr && p.topo->any) || !p.data->spec->host_ports.empty()) {
     return;

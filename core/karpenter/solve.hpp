@@ -92,8 +92,9 @@ struct SolveOptions
   // launch spot, a bound pod that fits nowhere, or a moved pod on a node that is not Ready is
   // rejected whatever else it holds. The solve stops at the first of these it is sure of and
   // returns only SolveResult::stopped. A single candidate's stop on one of its pods (it fit no
-  // other node, or, first in the queue, it went to a node that is not Ready) is remembered in
-  // the SolveCache and answers later solves of that candidate while the reason provably holds.
+  // other node, or it went to a node that is not Ready after the pods queued before it went to
+  // existing nodes) is remembered in the SolveCache and answers later solves of that candidate
+  // while the reason provably holds (docs/architecture.md).
   bool stop_on_delete_veto = false;
 };
 
