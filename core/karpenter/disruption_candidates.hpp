@@ -7,8 +7,8 @@
 #include "core/model/kube.hpp"
 #include "core/model/scenario.hpp"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>

@@ -270,6 +270,15 @@ struct PodsSummary
   bool zone_only = true;      // SpecData::zone_only_requirements for each
   bool topology = false;      // some has pod (anti-)affinity or a spread constraint
   bool host_ports = false;
+
+  void add(const PodsSummary& o)
+  {
+    requests += o.requests;
+    dims |= o.dims;
+    zone_only = zone_only && o.zone_only;
+    topology = topology || o.topology;
+    host_ports = host_ports || o.host_ports;
+  }
 };
 
 // NewQueue's order: CPU desc, memory desc, creation asc, then name and index.
@@ -437,6 +446,20 @@ struct SolveCache::Impl
   };
   std::vector<Veto> vetoes; // by NodeIndex of the candidate
   std::size_t veto_hits = 0;
+  // The cluster's pending pods as veto_still_holds reads them (every candidate's solve of a
+  // poll lists them first): their summary and the scheduled ones in queue order, for one
+  // pending list of one cluster and the options that pick their SpecData.
+  struct PendingQueue
+  {
+    bool valid = false;
+    std::uint64_t cluster = 0;
+    bool ignore_preferences = false;
+    bool tolerate_pns = false;
+    std::vector<cluster::PodIndex> pending; // Cluster::pending() when made
+    PodsSummary summary;
+    std::vector<cluster::PodIndex> queue; // scheduled pending pods in NewQueue order
+  };
+  PendingQueue pending_queue;
 
   PoolTypes& pool_types(std::size_t i, const NodePoolInput& input)
   {
@@ -787,6 +810,8 @@ private:
   void remember_no_room(const QueuedPod& p);
   void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
   [[nodiscard]] bool veto_still_holds();
+  // SolveCache::Impl::PendingQueue for the cluster's pending pods now.
+  const SolveCache::Impl::PendingQueue& pending_queue();
   // not_ready: the remembered prefix placed again (over the shared snapshot, undone by the
   // caller), then the stop's pod: whether some pod of it, or the stop's pod, goes to a node that
   // is not Ready as before. `fit`: the stop pod's node position when it holds.
@@ -1917,6 +1942,34 @@ bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, boo
   return *holds;
 }
 
+const SolveCache::Impl::PendingQueue& Scheduler::pending_queue()
+{
+  auto& q = m_cache.pending_queue;
+  const auto& pending = m_cluster.pending();
+  if (q.valid && q.cluster == m_cluster.instance_id() && q.ignore_preferences == m_input.options.ignore_preferences
+      && q.tolerate_pns == m_tolerate_pns && q.pending == pending) {
+    return q;
+  }
+  q.valid = true;
+  q.cluster = m_cluster.instance_id();
+  q.ignore_preferences = m_input.options.ignore_preferences;
+  q.tolerate_pns = m_tolerate_pns;
+  q.pending = pending;
+  q.summary = {};
+  q.queue.clear();
+  for (const auto i : pending) {
+    if (summarize(i, q.summary)) {
+      q.queue.push_back(i);
+    }
+  }
+  std::sort(q.queue.begin(), q.queue.end(), [this](cluster::PodIndex a, cluster::PodIndex b) {
+    const auto& pa = m_cluster.pod(a).pod;
+    const auto& pb = m_cluster.pod(b).pod;
+    return queued_before(pod_requests(pa), pa, a, pod_requests(pb), pb, b);
+  });
+  return q;
+}
+
 bool Scheduler::veto_still_holds()
 {
   if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0) {
@@ -2009,8 +2062,25 @@ bool Scheduler::veto_still_holds()
   present.assign(v.pods.size(), 0);
   auto& before = m_scratch.before;
   before.clear();
+  // The solve's pending pods, listed first as simulate_scheduling does, from the shared queue: the
+  // ones queued before the stop pod are a prefix of it.
+  const auto& pending = m_cluster.pending();
+  std::size_t from = 0;
+  if (pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), pods.begin())) {
+    const auto& q = pending_queue();
+    all.add(q.summary);
+    from = pending.size();
+    if (not_ready) {
+      const auto& stop = m_cluster.pod(v.pod).pod;
+      const auto end = std::partition_point(q.queue.begin(), q.queue.end(), [&](cluster::PodIndex i) {
+        const auto& other = m_cluster.pod(i).pod;
+        return queued_before(pod_requests(other), other, i, v.requests, stop, v.pod);
+      });
+      before.assign(q.queue.begin(), end);
+    }
+  }
   std::size_t hint = 0; // the candidate's pods are listed in order, as `v.pods` are
-  for (const auto i : pods) {
+  for (const auto i : std::span(pods).subspan(from)) {
     std::size_t k = hint;
     if (k >= v.pods.size() || v.pods[k] != i) {
       k = static_cast<std::size_t>(std::lower_bound(v.pods.begin(), v.pods.end(), i) - v.pods.begin());
