@@ -121,6 +121,8 @@ struct ExistingNode
 // Two views share the tree: every node, and the "moving" view without the nodes inside their
 // consolidateAfter window at quiet_now() (the destinations a consolidation simulation denies
 // to the pods it moves); one walk keeps both up to date.
+// Every change gives the content a new version; a solve that undoes its changes gives the old
+// one back (restore_version), so first_fit_except's answers outlive the solves between them.
 class FreeCapacityIndex
 {
 public:
@@ -128,6 +130,7 @@ public:
 
   void build(const std::vector<ExistingNode>& nodes)
   {
+    changed();
     m_quiet_now.reset();
     m_size = nodes.size();
     m_leaves = 1;
@@ -146,6 +149,7 @@ public:
   // The moving view for the clock value `now` (rebuilt: O(nodes)).
   void set_quiet_now(const std::vector<ExistingNode>& nodes, SimTime now)
   {
+    changed();
     m_quiet_now = now;
     for (std::size_t i = 0; i < m_size; ++i) {
       m_max[m_leaves + i].moving = leaf(nodes[i]).moving;
@@ -159,6 +163,7 @@ public:
 
   void update(std::size_t pos, const ExistingNode& node)
   {
+    changed();
     std::size_t i = m_leaves + pos;
     m_max[i] = leaf(node);
     for (i /= 2; i >= 1; i /= 2) {
@@ -184,6 +189,45 @@ public:
     }
     return moving ? find<&Entry::moving>(1, 0, m_leaves, from, want) : find<&Entry::all>(1, 0, m_leaves, from, want);
   }
+
+  // next(0, r, moving), or the next one after it when that is `skip`. Remembered per content
+  // version: the checks of remembered consolidation stops ask this for the same few request
+  // shapes once per candidate, between solves that leave the index as they found it.
+  [[nodiscard]] std::size_t first_fit_except(const model::Resources& r, bool moving, std::size_t skip) const
+  {
+    const Dims want{r.cpu(), r.memory(), r[model::k_pods]};
+    FitMemo* hit = nullptr;
+    for (auto& m : m_fit_memo) {
+      if (m.version == m_version && m.moving == moving && m.want == want) {
+        hit = &m;
+        break;
+      }
+    }
+    if (hit == nullptr) {
+      hit = &m_fit_memo[m_fit_memo_next];
+      m_fit_memo_next = (m_fit_memo_next + 1) % m_fit_memo.size();
+      *hit = FitMemo{m_version, want, moving, next(0, r, moving), k_unknown};
+    }
+    std::size_t fit = hit->first;
+    if (fit != k_end && fit == skip) {
+      if (hit->second == k_unknown) {
+        hit->second = next(skip + 1, r, moving);
+      }
+      fit = hit->second;
+    }
+#ifndef NDEBUG
+    std::size_t fresh = next(0, r, moving);
+    if (fresh != k_end && fresh == skip) {
+      fresh = next(skip + 1, r, moving);
+    }
+    CAPSIM_CHECK(fresh == fit, "FreeCapacityIndex: a remembered first fit differs from a fresh search");
+#endif
+    return fit;
+  }
+
+  // The content's version, and the way back to it once every change since is undone.
+  [[nodiscard]] std::uint64_t version() const { return m_version; }
+  void restore_version(std::uint64_t v) { m_version = v; }
 
 private:
   using Dims = std::array<std::int64_t, 3>;
@@ -227,10 +271,26 @@ private:
     return left != k_end ? left : find<View>(2 * i + 1, mid, hi, from, want);
   }
 
+  void changed() { m_version = ++m_last_version; }
+
+  static constexpr std::size_t k_unknown = k_end - 1;
+  struct FitMemo
+  {
+    std::uint64_t version = 0; // 0: empty (versions start at 1)
+    Dims want{};
+    bool moving = false;
+    std::size_t first = k_end;
+    std::size_t second = k_unknown; // the first fit after `first`, once asked for
+  };
+
   std::size_t m_size = 0;
   std::size_t m_leaves = 1;
   std::vector<Entry> m_max;
   std::optional<SimTime> m_quiet_now;
+  std::uint64_t m_version = 0;
+  std::uint64_t m_last_version = 0;
+  mutable std::array<FitMemo, 16> m_fit_memo{};
+  mutable std::size_t m_fit_memo_next = 0;
 };
 
 // Existing nodes prepared for one cluster state and the inputs that shape them: consolidation
@@ -895,6 +955,7 @@ private:
   // The cache's existing nodes (ExistingSnapshot), changed in place and restored at the end.
   std::vector<ExistingNode>* m_existing = nullptr;
   FreeCapacityIndex* m_index = nullptr;
+  std::uint64_t m_index_version = 0; // its version before this solve's changes
   bool m_moving_view = false; // consolidation simulations: moved pods use the moving view
   void index_update(std::size_t pos, const ExistingNode& e) { m_index->update(pos, e); }
   bool m_snapshot_in_use = false;
@@ -1551,6 +1612,7 @@ void Scheduler::prepare_existing()
     snap.index.set_quiet_now(snap.nodes, m_input.options.now);
   }
   m_snapshot_in_use = true;
+  m_index_version = snap.index.version(); // given back by restore_existing
   m_placements.reserve(m_pods.size()); // at most one placement (and undo entry) per pod
   m_undo.reserve(m_pods.size());
   for (const auto n : m_input.excluded_nodes) {
@@ -1825,11 +1887,7 @@ std::optional<cluster::PodIndex> Scheduler::witness_fitting_nowhere(const SolveC
       continue;
     }
     tried |= std::uint64_t{1} << s;
-    std::size_t fit = index.next(0, v.shapes[s], v.moving_view);
-    if (fit != FreeCapacityIndex::k_end && fit == own) {
-      fit = index.next(own + 1, v.shapes[s], v.moving_view);
-    }
-    if (fit != FreeCapacityIndex::k_end) {
+    if (index.first_fit_except(v.shapes[s], v.moving_view, own) != FreeCapacityIndex::k_end) {
       continue;
     }
     const bool unchanged = m_cluster.node(node).pods_revision == v.pods_revision;
@@ -1855,13 +1913,20 @@ bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, boo
   moved = false;
   auto& snap = m_cache.existing;
   const auto node = m_input.excluded_nodes.front();
+  auto& undo = m_scratch.replay;
+  undo.clear();
   const auto first_fit = [&](const model::Resources& r, bool moving) {
+    if (undo.empty()) {
+      return snap.index.first_fit_except(r, moving, own);
+    }
+    // Placements of the replay change the index for a moment: asked afresh, not remembered.
     std::size_t f = snap.index.next(0, r, moving);
     if (f != FreeCapacityIndex::k_end && f == own) {
       f = snap.index.next(own + 1, r, moving);
     }
     return f;
   };
+  const std::uint64_t version = snap.index.version();
   // The pods queued before the stop pod: the remembered prefix still there, in its order, and
   // the others (m_scratch.before), merged into queue order.
   auto& queue = m_scratch.replay_queue;
@@ -1893,8 +1958,6 @@ bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, boo
       return queued_before(a.requests, m_cluster.pod(a.pod).pod, a.pod, b.requests, m_cluster.pod(b.pod).pod, b.pod);
     });
   }
-  auto& undo = m_scratch.replay;
-  undo.clear();
   // Each goes, as written, to the first existing node with room (else the replay gives up); a
   // moved pod on a node that is not Ready stops the solve there.
   std::optional<bool> holds;
@@ -1939,6 +2002,7 @@ bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, boo
     e.remaining = it->remaining;
     snap.index.update(it->pos, e);
   }
+  snap.index.restore_version(version);
   return *holds;
 }
 
@@ -2022,10 +2086,7 @@ bool Scheduler::veto_still_holds()
   const bool replay = not_ready && !v.prefix.empty();
   std::size_t fit = FreeCapacityIndex::k_end;
   if (pod_there && !replay) {
-    fit = snap.index.next(0, v.requests, v.moving_view);
-    if (fit != FreeCapacityIndex::k_end && fit == own) {
-      fit = snap.index.next(own + 1, v.requests, v.moving_view);
-    }
+    fit = snap.index.first_fit_except(v.requests, v.moving_view, own);
   }
   // not_ready: the first node the index offers the pod takes it as written, and is not Ready
   // (unchanged since, by its stamp and the NodePools' generation, it still does; else the
@@ -2187,6 +2248,7 @@ void Scheduler::restore_existing()
     snap.nodes[pos].excluded = false;
     index_update(pos, snap.nodes[pos]);
   }
+  m_index->restore_version(m_index_version);
   m_undo.clear();
   m_excluded.clear();
   m_snapshot_in_use = false;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <map>
 #include <tuple>
@@ -162,6 +163,23 @@ struct alignas(64) NodeView
   std::int64_t req_mem = 0;
   std::int64_t nz_extra_cpu = 0; // default requests of pods that request no cpu
   std::int64_t nz_extra_mem = 0;
+};
+
+// What a scheduling cycle reads first of a node, by its position in the snapshot node list:
+// filtering scans hundreds of nodes per pod in that order, and scoring reads the feasible ones,
+// so a contiguous copy of these fields keeps the scan from touching the rest of each NodeView.
+struct alignas(64) QuickView
+{
+  std::int64_t alloc_cpu = 0;
+  std::int64_t alloc_mem = 0;
+  std::int64_t req_cpu = 0;
+  std::int64_t req_mem = 0;
+  std::int64_t nz_extra_cpu = 0;
+  std::int64_t nz_extra_mem = 0;
+  std::int64_t free_pods = 0;
+  bool ready = false;
+  bool plain = false; // Ready, no NoSchedule/NoExecute taint, not disrupted: only resources can fail
+  bool soft_taints = false;
 };
 
 struct NodePods
@@ -420,6 +438,11 @@ struct KubeScheduler::State
     model::Resources request; // without the pods entry
     std::array<model::ResourceId, model::k_max_resources> dims{};
     std::size_t n_dims = 0;
+    // The filters reduce to room in cpu, memory and pods on a plain node (QuickView::plain): no
+    // nodeName, node affinity, host ports, topology or other requested resource.
+    bool resources_only = false;
+    std::int64_t min_free_cpu = 0; // request when requested, else INT64_MIN (not checked)
+    std::int64_t min_free_mem = 0;
     std::int64_t cpu = 0;
     std::int64_t mem = 0;
     std::int64_t nz_cpu = 0;
@@ -452,6 +475,8 @@ struct KubeScheduler::State
   std::vector<std::string> tree_zones;           // NodeTree zones, in order of first node
   std::vector<std::vector<NodeIndex>> tree_nodes; // nodes of each zone, in order of arrival
   std::vector<NodeIndex> order;                   // snapshot node list (zones interleaved)
+  std::vector<QuickView> quick;                   // by position in order
+  std::vector<std::uint32_t> position;            // by node: position in order, or k_none
   bool order_dirty = false;
   std::size_t next_start = 0;
 
@@ -496,6 +521,8 @@ struct KubeScheduler::State
     tree_zones.clear();
     tree_nodes.clear();
     order.clear();
+    quick.clear();
+    position.clear();
     order_dirty = false;
     next_start = 0;
     keys.clear();
@@ -546,6 +573,7 @@ struct KubeScheduler::State
       classes[k].eligible.resize(n, -1);
     }
     group_scratch.resize(n, 0);
+    position.resize(n, k_none);
   }
 
   void sync_nodes()
@@ -579,6 +607,27 @@ struct KubeScheduler::State
     v.alloc_mem = ns.allocatable.memory();
     v.req_cpu = ns.requested.cpu();
     v.req_mem = ns.requested.memory();
+    mirror(i);
+  }
+
+  void mirror(NodeIndex i)
+  {
+    const auto pos = position[i];
+    if (pos == k_none || pos >= quick.size() || order[pos] != i) {
+      return; // not in the list (rebuild_order mirrors the nodes it adds)
+    }
+    const NodeView& v = views[i];
+    QuickView& q = quick[pos];
+    q.alloc_cpu = v.alloc_cpu;
+    q.alloc_mem = v.alloc_mem;
+    q.req_cpu = v.req_cpu;
+    q.req_mem = v.req_mem;
+    q.nz_extra_cpu = v.nz_extra_cpu;
+    q.nz_extra_mem = v.nz_extra_mem;
+    q.free_pods = v.free[model::k_pods];
+    q.ready = v.ready;
+    q.plain = v.ready && !v.hard_taints && !v.disrupted;
+    q.soft_taints = v.soft_taints;
   }
 
   void refresh_node(NodeIndex i)
@@ -660,6 +709,12 @@ struct KubeScheduler::State
       ++round;
     }
     order_dirty = false;
+    std::fill(position.begin(), position.end(), k_none);
+    quick.assign(order.size(), QuickView{});
+    for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
+      position[order[pos]] = pos;
+      mirror(order[pos]);
+    }
   }
 
   void apply(const cluster::Cluster::BindingChange& e)
@@ -1082,6 +1137,8 @@ struct KubeScheduler::State
     c.nz_cpu = c.cpu == 0 ? k_default_milli_cpu_request : c.cpu;
     c.nz_mem = c.mem == 0 ? k_default_memory_request : c.mem;
     c.best_effort = c.cpu == 0 && c.mem == 0;
+    c.min_free_cpu = c.request.cpu() > 0 ? c.request.cpu() : std::numeric_limits<std::int64_t>::min();
+    c.min_free_mem = c.request.memory() > 0 ? c.request.memory() : std::numeric_limits<std::int64_t>::min();
     c.extra = extra;
     c.extra_domain.assign(keys.size(), k_unset);
     c.extra_ports.clear();
@@ -1113,6 +1170,9 @@ struct KubeScheduler::State
     }
     prepare_existing_anti();
     c.any_topology = !c.hard.empty() || !c.affinity.empty() || !c.anti.empty() || !c.blocked.empty();
+    c.resources_only = !c.any_topology && pod.node_name.empty() && g.affinity_class == k_none && !g.has_ports
+                       && std::all_of(c.dims.begin(), c.dims.begin() + static_cast<std::ptrdiff_t>(c.n_dims),
+                                      [](model::ResourceId d) { return d == model::k_cpu || d == model::k_memory; });
   }
 
   template <typename F>
@@ -1668,7 +1728,7 @@ struct KubeScheduler::State
     s_naff.assign(m, 0);
     bool any_soft_taint = false;
     for (std::size_t i = 0; i < m; ++i) {
-      const NodeView& v = views[nodes[i]];
+      const QuickView& v = quick[position[nodes[i]]];
       s_fit[i] = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
                                     v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
       s_bal[i] = cycle.best_effort ? 0
@@ -1723,15 +1783,34 @@ struct KubeScheduler::State
     const std::size_t start = next_start % all;
     feasible.clear();
     std::size_t processed = 0;
-    for (std::size_t i = 0; i < all; ++i) {
-      const NodeIndex n = order[(start + i) % all];
-      ++processed;
-      if (filter(n) == Verdict::ok) {
-        feasible.push_back(n);
-        if (feasible.size() >= to_find) {
-          break;
+    // The list from `start`, wrapping once; a node without room or not Ready fails whatever the
+    // other filters say, and on a plain node nothing else can fail a resources-only cycle.
+    const auto scan = [&](std::size_t from, std::size_t to) {
+      for (std::size_t pos = from; pos < to; ++pos) {
+        ++processed;
+        const QuickView& q = quick[pos];
+        if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.alloc_cpu - q.req_cpu
+            || cycle.min_free_mem > q.alloc_mem - q.req_mem) {
+#ifndef NDEBUG
+          CAPSIM_CHECK(filter(order[pos]) != Verdict::ok, "kube-scheduler: a node the quick view rules out is feasible");
+#endif
+          continue;
+        }
+#ifndef NDEBUG
+        CAPSIM_CHECK(!(cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok,
+                     "kube-scheduler: a node the quick view passes is not feasible");
+#endif
+        if ((cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok) {
+          feasible.push_back(order[pos]);
+          if (feasible.size() >= to_find) {
+            return true;
+          }
         }
       }
+      return false;
+    };
+    if (!scan(start, all)) {
+      scan(0, start);
     }
     if (advance) {
       next_start = (start + processed) % all;

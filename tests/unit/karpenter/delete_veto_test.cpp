@@ -516,6 +516,10 @@ TEST_CASE("stop_on_delete_veto: a remembered stop answers the same solve while i
   REQUIRE(moved.existing.size() == 1);
   CHECK(moved.existing.front().node == other);
   CHECK(env.cache.veto_memo_hits() == hits + 4);
+  // Asked again at the same clock, over the snapshot that solve refreshed: the room found there
+  // is not forgotten.
+  CHECK_FALSE(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == hits + 4);
 }
 
 TEST_CASE("stop_on_delete_veto: a remembered stop ends with a pending pod that leaves spot options no room",

@@ -137,6 +137,61 @@ TEST_CASE("Unschedulable pods stay pending and are retried when the cluster chan
   }
 }
 
+TEST_CASE("Binding passes see every node change the filters read", "[scheduling][queue]")
+{
+  // "big" scores best (LeastAllocated) whenever it passes the filters; each step changes it
+  // after the scheduler has seen it, and the next pod goes to "small" exactly while it fails.
+  Cluster c;
+  const auto big = add_node(c, "big", 8000, 32 * k_gi, {}, 3);
+  const auto small = add_node(c, "small", 2000, 8 * k_gi);
+  KubeScheduler s;
+  SimTime now = 0;
+  const auto place = [&](const std::string& name, model::PodSpecPtr spec, std::int64_t cpu, std::int64_t memory) {
+    pending_pod(c, name, std::move(spec), cpu, memory, ++now);
+    const auto b = s.bind_pending(c, now);
+    return b.size() == 1 ? b[0].node : cluster::k_none;
+  };
+  CHECK(place("first", make_spec(), 100, k_gi) == big);
+
+  c.node_mut(big).taints = {{"dedicated", "x", model::TaintEffect::no_schedule}};
+  CHECK(place("untolerating", make_spec(), 100, k_gi) == small);
+  const auto tolerant = make_spec([](model::PodSpec& sp) {
+    sp.tolerations = {toleration("dedicated", "x", model::TaintEffect::no_schedule)};
+  });
+  CHECK(place("tolerating", tolerant, 100, k_gi) == big);
+  c.node_mut(big).taints = {{"dedicated", "x", model::TaintEffect::prefer_no_schedule}};
+  CHECK(place("soft taint only", make_spec(), 100, 0) == small); // TaintToleration score: 0 vs 100
+
+  c.node_mut(big).taints.clear();
+  c.node_mut(big).lifecycle = cluster::NodeLifecycle::registered;
+  CHECK(place("not ready", make_spec(), 100, k_gi) == small);
+  c.node_mut(big).lifecycle = cluster::NodeLifecycle::ready;
+  c.node_mut(big).disrupted_taint = true;
+  CHECK(place("disrupted", make_spec(), 100, k_gi) == small);
+  c.node_mut(big).disrupted_taint = false;
+  CHECK(place("room again", make_spec(), 100, k_gi) == big);
+
+  // Three pods bound: no pod slot left on big.
+  REQUIRE(c.node(big).pods.size() == 3);
+  CHECK(place("no pod slot", make_spec(), 100, k_gi) == small);
+  c.node_mut(big).allocatable[model::k_pods] = 110;
+  CHECK(place("slots again", make_spec(), 100, k_gi) == big);
+
+  // Room per requested resource, on whichever node the change gives it.
+  CHECK(c.node(big).requested.memory() == 4 * k_gi);
+  CHECK(place("memory heavy", make_spec(), 100, 30 * k_gi) == cluster::k_none);
+  c.node_mut(small).allocatable[model::k_memory] = 64 * k_gi;
+  const auto bound = s.bind_pending(c, ++now);
+  REQUIRE(bound.size() == 1);
+  CHECK(bound[0].node == small);
+  c.node_mut(big).allocatable[model::k_cpu] = 100; // 400m requested: overcommitted
+  CHECK(place("cpu over free", make_spec(), 200, k_gi) == small);
+  // A resource the pod does not request is not checked, even where it is overcommitted.
+  c.node_mut(small).lifecycle = cluster::NodeLifecycle::registered;
+  CHECK(place("no cpu request", make_spec(), 0, k_gi) == big);
+  CHECK(place("cpu request", make_spec(), 1, k_gi) == cluster::k_none);
+}
+
 TEST_CASE("Nominated node preference is optional", "[scheduling][queue]")
 {
   Cluster c;
