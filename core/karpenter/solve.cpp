@@ -107,6 +107,11 @@ struct ExistingNode
   model::Resources remaining;
   ValueId hostname = 0;
   bool initialized = false;
+  // Its NodePool's index and instance type when a NodePool owns it (read by the snapshot's
+  // per-pool sums without the node itself).
+  bool pool_owned = false;
+  std::uint32_t pool = 0;
+  const catalog::InstanceType* instance_type = nullptr;
   // IsConsolidationSimulation: inside its pool's consolidateAfter window before this time
   // (the window is checked per solve, so the snapshot does not depend on the clock).
   SimTime quiet_until = std::numeric_limits<SimTime>::min();
@@ -1453,6 +1458,9 @@ ExistingNode Scheduler::make_existing(cluster::NodeIndex i) const
   e.base_reqs = &cached.labels_with_host;
   e.hostname = cached.hostname;
   e.initialized = n.lifecycle == cluster::NodeLifecycle::ready;
+  e.pool_owned = n.owner == cluster::NodeOwner::node_pool;
+  e.pool = n.pool;
+  e.instance_type = n.instance_type;
   const NodePoolInput* np = nullptr;
   if (n.owner == cluster::NodeOwner::node_pool) {
     for (const auto& p : m_input.node_pools) {
@@ -1510,7 +1518,8 @@ void Scheduler::build_snapshot(bool reuse)
 {
   auto& snap = m_cache.existing;
   // Nodes not stamped since the last snapshot keep their entries (labels, effective taints,
-  // DaemonSet reservation and position in the order); only their free capacity is redone.
+  // DaemonSet reservation and position in the order); only the free capacity of those that
+  // bindings touched since is redone.
   ExistingSnapshot old;
   reuse = reuse && snapshot_inputs_same();
   if (reuse) {
@@ -1528,20 +1537,30 @@ void Scheduler::build_snapshot(bool reuse)
   const auto& nodes = m_cluster.nodes();
   std::vector<char> kept(old.nodes.size(), 0);
   std::vector<ExistingNode> fresh;
-  for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
-    const auto& n = nodes[i];
-    if (!n.schedulable()) {
-      continue;
+  // A kept entry's free capacity stands (as of old.bindings) unless a binding since touched its
+  // node.
+  std::vector<cluster::NodeIndex> rebound;
+  if (reuse) {
+    const auto& log = m_cluster.binding_log();
+    for (std::size_t i = old.bindings; i < log.size(); ++i) {
+      rebound.push_back(log[i].node);
     }
+    std::sort(rebound.begin(), rebound.end());
+    rebound.erase(std::unique(rebound.begin(), rebound.end()), rebound.end());
+  }
+  for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     if (reuse && m_cluster.node_stamp(i) <= old.epoch) {
+      // Unchanged since: in the old snapshot exactly when it is schedulable.
       const auto it = std::lower_bound(old.position.begin(), old.position.end(),
                                        std::pair<cluster::NodeIndex, std::uint32_t>{i, 0});
       if (it != old.position.end() && it->first == i) {
         kept[it->second] = 1;
-        continue;
       }
+      continue;
     }
-    fresh.push_back(make_existing(i));
+    if (nodes[i].schedulable()) {
+      fresh.push_back(make_existing(i));
+    }
   }
   // sortExistingNodes: initialized first, then by name (ties: node index, the build order).
   // The kept entries are in that order already; the fresh ones are sorted and merged in.
@@ -1561,7 +1580,9 @@ void Scheduler::build_snapshot(bool reuse)
     }
     ExistingNode& e = old.nodes[pos];
     e.node = &nodes[e.index]; // the node list may have moved
-    set_remaining(e);
+    if (std::binary_search(rebound.begin(), rebound.end(), e.index)) {
+      set_remaining(e);
+    }
     while (f < fresh.size() && before(fresh[f], e)) {
       snap.nodes.push_back(std::move(fresh[f++]));
     }
@@ -1574,14 +1595,14 @@ void Scheduler::build_snapshot(bool reuse)
   snap.pool_capacity.assign(m_input.node_pools.size(), model::Resources{});
   snap.pool_nodes.assign(m_input.node_pools.size(), 0);
   for (std::uint32_t pos = 0; pos < snap.nodes.size(); ++pos) {
-    const auto& n = *snap.nodes[pos].node;
-    snap.position.emplace_back(snap.nodes[pos].index, pos);
-    if (n.owner != cluster::NodeOwner::node_pool) {
+    const auto& e = snap.nodes[pos];
+    snap.position.emplace_back(e.index, pos);
+    if (!e.pool_owned) {
       continue;
     }
     for (std::size_t i = 0; i < m_input.node_pools.size(); ++i) {
-      if (m_input.node_pools[i].index == n.pool) {
-        snap.pool_capacity[i] += n.instance_type != nullptr ? n.instance_type->capacity : n.allocatable;
+      if (m_input.node_pools[i].index == e.pool) {
+        snap.pool_capacity[i] += e.instance_type != nullptr ? e.instance_type->capacity : e.node->allocatable;
         ++snap.pool_nodes[i];
       }
     }
