@@ -1548,13 +1548,16 @@ void Scheduler::build_snapshot(bool reuse)
     std::sort(rebound.begin(), rebound.end());
     rebound.erase(std::unique(rebound.begin(), rebound.end()), rebound.end());
   }
+  // Both lists are sorted by node index: one walk finds each alive node's old entry.
+  auto old_at = old.position.begin();
   for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     if (reuse && m_cluster.node_stamp(i) <= old.epoch) {
       // Unchanged since: in the old snapshot exactly when it is schedulable.
-      const auto it = std::lower_bound(old.position.begin(), old.position.end(),
-                                       std::pair<cluster::NodeIndex, std::uint32_t>{i, 0});
-      if (it != old.position.end() && it->first == i) {
-        kept[it->second] = 1;
+      while (old_at != old.position.end() && old_at->first < i) {
+        ++old_at;
+      }
+      if (old_at != old.position.end() && old_at->first == i) {
+        kept[old_at->second] = 1;
       }
       continue;
     }
