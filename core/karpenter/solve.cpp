@@ -1939,18 +1939,25 @@ bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, boo
   const auto node = m_input.excluded_nodes.front();
   auto& undo = m_scratch.replay;
   undo.clear();
+  // The replay's placements lower the remaining room of a few nodes and leave the index as it
+  // was: the index offers a node that fitted before them, and one they filled is passed over.
+  const auto fits_now = [&](std::size_t pos, const model::Resources& r) {
+    const auto& rem = snap.nodes[pos].remaining;
+    return r.cpu() <= rem.cpu() && r.memory() <= rem.memory() && r[model::k_pods] <= rem[model::k_pods];
+  };
+  const auto placed_on = [&](std::size_t pos) {
+    return std::any_of(undo.begin(), undo.end(), [pos](const Undo& u) { return u.pos == pos; });
+  };
   const auto first_fit = [&](const model::Resources& r, bool moving) {
-    if (undo.empty()) {
-      return snap.index.first_fit_except(r, moving, own);
-    }
-    // Placements of the replay change the index for a moment: asked afresh, not remembered.
-    std::size_t f = snap.index.next(0, r, moving);
-    if (f != FreeCapacityIndex::k_end && f == own) {
-      f = snap.index.next(own + 1, r, moving);
+    std::size_t f = snap.index.first_fit_except(r, moving, own);
+    while (f != FreeCapacityIndex::k_end && placed_on(f) && !fits_now(f, r)) {
+      f = snap.index.next(f + 1, r, moving);
+      if (f != FreeCapacityIndex::k_end && f == own) {
+        f = snap.index.next(own + 1, r, moving);
+      }
     }
     return f;
   };
-  const std::uint64_t version = snap.index.version();
   // The pods queued before the stop pod: the remembered prefix still there, in its order, and
   // the others (m_scratch.before), merged into queue order.
   auto& queue = m_scratch.replay_queue;
@@ -2000,9 +2007,10 @@ bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, boo
       holds = true; // this pod now stops the solve (the entry stays as it is)
       break;
     }
-    undo.push_back({static_cast<std::uint32_t>(f), e.remaining, 0});
+    if (!placed_on(f)) {
+      undo.push_back({static_cast<std::uint32_t>(f), e.remaining, 0});
+    }
     e.remaining -= q.requests;
-    snap.index.update(f, e);
   }
   if (!holds.has_value()) {
     // The stop pod, as without a prefix (its node unchanged since, it still takes the pod).
@@ -2021,12 +2029,9 @@ bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, boo
       }
     }
   }
-  for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
-    auto& e = snap.nodes[it->pos];
-    e.remaining = it->remaining;
-    snap.index.update(it->pos, e);
+  for (const auto& u : undo) {
+    snap.nodes[u.pos].remaining = u.remaining;
   }
-  snap.index.restore_version(version);
   return *holds;
 }
 
