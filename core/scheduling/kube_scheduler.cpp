@@ -165,10 +165,19 @@ struct alignas(64) NodeView
   std::int64_t nz_extra_mem = 0;
 };
 
-// What a scheduling cycle reads first of a node, by its position in the snapshot node list:
-// filtering scans hundreds of nodes per pod in that order, and scoring reads the feasible ones,
-// so a contiguous copy of these fields keeps the scan from touching the rest of each NodeView.
-struct alignas(64) QuickView
+// What a scheduling cycle reads of a node, by its position in the snapshot node list, in two
+// contiguous arrays: filtering scans hundreds of nodes per pod in that order (QuickView), and
+// scoring reads the feasible ones (ScoreView); neither touches the rest of each NodeView.
+struct alignas(32) QuickView
+{
+  std::int64_t free_cpu = 0;
+  std::int64_t free_mem = 0;
+  std::int64_t free_pods = 0;
+  bool ready = false;
+  bool plain = false; // Ready, no NoSchedule/NoExecute taint, not disrupted: only resources can fail
+};
+
+struct alignas(64) ScoreView
 {
   std::int64_t alloc_cpu = 0;
   std::int64_t alloc_mem = 0;
@@ -176,9 +185,6 @@ struct alignas(64) QuickView
   std::int64_t req_mem = 0;
   std::int64_t nz_extra_cpu = 0;
   std::int64_t nz_extra_mem = 0;
-  std::int64_t free_pods = 0;
-  bool ready = false;
-  bool plain = false; // Ready, no NoSchedule/NoExecute taint, not disrupted: only resources can fail
   bool soft_taints = false;
 };
 
@@ -476,6 +482,11 @@ struct KubeScheduler::State
   std::vector<std::vector<NodeIndex>> tree_nodes; // nodes of each zone, in order of arrival
   std::vector<NodeIndex> order;                   // snapshot node list (zones interleaved)
   std::vector<QuickView> quick;                   // by position in order
+  std::vector<ScoreView> score_views;             // by position in order
+  // The most free cpu, memory and pods of any Ready node (in `quick`), while most_free_known:
+  // a pod asking more than one of them fits nowhere.
+  std::array<std::int64_t, 3> most_free{};
+  bool most_free_known = false;
   std::vector<std::uint32_t> position;            // by node: position in order, or k_none
   bool order_dirty = false;
   std::size_t next_start = 0;
@@ -522,6 +533,8 @@ struct KubeScheduler::State
     tree_nodes.clear();
     order.clear();
     quick.clear();
+    score_views.clear();
+    most_free_known = false;
     position.clear();
     order_dirty = false;
     next_start = 0;
@@ -618,16 +631,34 @@ struct KubeScheduler::State
     }
     const NodeView& v = views[i];
     QuickView& q = quick[pos];
-    q.alloc_cpu = v.alloc_cpu;
-    q.alloc_mem = v.alloc_mem;
-    q.req_cpu = v.req_cpu;
-    q.req_mem = v.req_mem;
-    q.nz_extra_cpu = v.nz_extra_cpu;
-    q.nz_extra_mem = v.nz_extra_mem;
+    q.free_cpu = v.free.cpu();
+    q.free_mem = v.free.memory();
     q.free_pods = v.free[model::k_pods];
     q.ready = v.ready;
     q.plain = v.ready && !v.hard_taints && !v.disrupted;
-    q.soft_taints = v.soft_taints;
+    ScoreView& sv = score_views[pos];
+    sv.alloc_cpu = v.alloc_cpu;
+    sv.alloc_mem = v.alloc_mem;
+    sv.req_cpu = v.req_cpu;
+    sv.req_mem = v.req_mem;
+    sv.nz_extra_cpu = v.nz_extra_cpu;
+    sv.nz_extra_mem = v.nz_extra_mem;
+    sv.soft_taints = v.soft_taints;
+    most_free_known = false;
+  }
+
+  // most_free, made again after a node changed.
+  void know_most_free()
+  {
+    most_free.fill(std::numeric_limits<std::int64_t>::min());
+    for (const auto& q : quick) {
+      if (q.ready) {
+        most_free[0] = std::max(most_free[0], q.free_cpu);
+        most_free[1] = std::max(most_free[1], q.free_mem);
+        most_free[2] = std::max(most_free[2], q.free_pods);
+      }
+    }
+    most_free_known = true;
   }
 
   void refresh_node(NodeIndex i)
@@ -711,6 +742,8 @@ struct KubeScheduler::State
     order_dirty = false;
     std::fill(position.begin(), position.end(), k_none);
     quick.assign(order.size(), QuickView{});
+    score_views.assign(order.size(), ScoreView{});
+    most_free_known = false;
     for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
       position[order[pos]] = pos;
       mirror(order[pos]);
@@ -1728,7 +1761,7 @@ struct KubeScheduler::State
     s_naff.assign(m, 0);
     bool any_soft_taint = false;
     for (std::size_t i = 0; i < m; ++i) {
-      const QuickView& v = quick[position[nodes[i]]];
+      const ScoreView& v = score_views[position[nodes[i]]];
       s_fit[i] = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
                                     v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
       s_bal[i] = cycle.best_effort ? 0
@@ -1782,6 +1815,21 @@ struct KubeScheduler::State
     const std::size_t to_find = num_feasible_nodes_to_find(config.percentage_of_nodes_to_score, all);
     const std::size_t start = next_start % all;
     feasible.clear();
+    // No Ready node has the room: the scan would pass over every node, back to the start.
+    if (!most_free_known) {
+      know_most_free();
+    }
+    if (cycle.min_free_cpu > most_free[0] || cycle.min_free_mem > most_free[1] || most_free[2] < 1) {
+#ifndef NDEBUG
+      for (const auto n : order) {
+        CAPSIM_CHECK(filter(n) != Verdict::ok, "kube-scheduler: a node with room beyond the most free is feasible");
+      }
+#endif
+      if (advance) {
+        next_start = start;
+      }
+      return k_none;
+    }
     std::size_t processed = 0;
     // The list from `start`, wrapping once; a node without room or not Ready fails whatever the
     // other filters say, and on a plain node nothing else can fail a resources-only cycle.
@@ -1789,8 +1837,7 @@ struct KubeScheduler::State
       for (std::size_t pos = from; pos < to; ++pos) {
         ++processed;
         const QuickView& q = quick[pos];
-        if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.alloc_cpu - q.req_cpu
-            || cycle.min_free_mem > q.alloc_mem - q.req_mem) {
+        if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.free_cpu || cycle.min_free_mem > q.free_mem) {
 #ifndef NDEBUG
           CAPSIM_CHECK(filter(order[pos]) != Verdict::ok, "kube-scheduler: a node the quick view rules out is feasible");
 #endif

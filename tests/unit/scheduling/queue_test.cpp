@@ -74,6 +74,37 @@ TEST_CASE("Sampling rotates the start node like nextStartNodeIndex", "[schedulin
     CHECK(n1 == 2);
     CHECK(n2 == 2);
   }
+  SECTION("a pod that fits nowhere leaves the rotation at the start it wrapped around to")
+  {
+    // After the four pods the next start is 0; one more puts it at 100. With 150 nodes gone,
+    // a pod too large for any node starts at 100 % 50 = 0 and, passing over every node, leaves
+    // the rotation there; 70 nodes join and the next pod scores positions 0..99.
+    CHECK(s.bind_pending(c, 11).empty());
+    pending_pod(c, "p4", spec, 100, 100 * 1024 * 1024, 11);
+    REQUIRE(s.bind_pending(c, 12).size() == 1);
+    for (NodeIndex n = 50; n < 200; ++n) {
+      c.mark_terminated(n, 13);
+    }
+    pending_pod(c, "huge", spec, 100000, 0, 13);
+    CHECK(s.bind_pending(c, 14).empty());
+    std::vector<NodeIndex> joined;
+    for (int i = 0; i < 70; ++i) {
+      joined.push_back(add_node(c, "m" + std::to_string(i), 4000, 16 * k_gi));
+    }
+    // Every node but positions 80..99 (m30..m49) gets busier than them.
+    for (NodeIndex n = 0; n < 50; ++n) {
+      bind_pod(c, "busy-n" + std::to_string(n), spec, n, 1000, k_gi);
+    }
+    for (int i = 0; i < 70; ++i) {
+      if (i < 30 || i >= 50) {
+        bind_pod(c, "busy-m" + std::to_string(i), spec, joined[static_cast<std::size_t>(i)], 1000, k_gi);
+      }
+    }
+    pending_pod(c, "probe", spec, 100, 100 * 1024 * 1024, 15);
+    const auto next = s.bind_pending(c, 16);
+    REQUIRE(next.size() == 1);
+    CHECK(next[0].node == joined[30]);
+  }
   SECTION("percentageOfNodesToScore 100 scores every node")
   {
     Cluster d;
