@@ -483,10 +483,10 @@ struct KubeScheduler::State
   std::vector<NodeIndex> order;                   // snapshot node list (zones interleaved)
   std::vector<QuickView> quick;                   // by position in order
   std::vector<ScoreView> score_views;             // by position in order
-  // The most free cpu, memory and pods of any Ready node (in `quick`), while most_free_known:
-  // a pod asking more than one of them fits nowhere.
-  std::array<std::int64_t, 3> most_free{};
-  bool most_free_known = false;
+  // At least the most free cpu, memory and pods of any Ready node (in `quick`): a pod asking
+  // more than one of them fits nowhere. Raised by every node change that goes above it, made
+  // exact again by a scan that found no node.
+  std::array<std::int64_t, 3> most_free{INT64_MAX, INT64_MAX, INT64_MAX};
   std::vector<std::uint32_t> position;            // by node: position in order, or k_none
   bool order_dirty = false;
   std::size_t next_start = 0;
@@ -534,7 +534,7 @@ struct KubeScheduler::State
     order.clear();
     quick.clear();
     score_views.clear();
-    most_free_known = false;
+    most_free.fill(std::numeric_limits<std::int64_t>::min());
     position.clear();
     order_dirty = false;
     next_start = 0;
@@ -644,11 +644,14 @@ struct KubeScheduler::State
     sv.nz_extra_cpu = v.nz_extra_cpu;
     sv.nz_extra_mem = v.nz_extra_mem;
     sv.soft_taints = v.soft_taints;
-    most_free_known = false;
+    if (q.ready) {
+      most_free[0] = std::max(most_free[0], q.free_cpu);
+      most_free[1] = std::max(most_free[1], q.free_mem);
+      most_free[2] = std::max(most_free[2], q.free_pods);
+    }
   }
 
-  // most_free, made again after a node changed.
-  void know_most_free()
+  void exact_most_free()
   {
     most_free.fill(std::numeric_limits<std::int64_t>::min());
     for (const auto& q : quick) {
@@ -658,7 +661,6 @@ struct KubeScheduler::State
         most_free[2] = std::max(most_free[2], q.free_pods);
       }
     }
-    most_free_known = true;
   }
 
   void refresh_node(NodeIndex i)
@@ -743,7 +745,7 @@ struct KubeScheduler::State
     std::fill(position.begin(), position.end(), k_none);
     quick.assign(order.size(), QuickView{});
     score_views.assign(order.size(), ScoreView{});
-    most_free_known = false;
+    most_free.fill(std::numeric_limits<std::int64_t>::min());
     for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
       position[order[pos]] = pos;
       mirror(order[pos]);
@@ -1816,9 +1818,6 @@ struct KubeScheduler::State
     const std::size_t start = next_start % all;
     feasible.clear();
     // No Ready node has the room: the scan would pass over every node, back to the start.
-    if (!most_free_known) {
-      know_most_free();
-    }
     if (cycle.min_free_cpu > most_free[0] || cycle.min_free_mem > most_free[1] || most_free[2] < 1) {
 #ifndef NDEBUG
       for (const auto n : order) {
@@ -1858,6 +1857,9 @@ struct KubeScheduler::State
     };
     if (!scan(start, all)) {
       scan(0, start);
+    }
+    if (feasible.empty()) {
+      exact_most_free(); // for the pods after this one that ask as much
     }
     if (advance) {
       next_start = (start + processed) % all;
