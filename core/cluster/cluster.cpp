@@ -95,6 +95,7 @@ void Cluster::set_pending(PodIndex pod, SimTime now)
   if (m_pending_pos[pod] == k_none) {
     m_pending_pos[pod] = static_cast<std::uint32_t>(m_pending.size());
     m_pending.push_back(pod);
+    ++m_pending_revision;
   }
 }
 
@@ -106,6 +107,7 @@ void Cluster::clear_pending(PodIndex pod)
   }
   // Keep arrival order: erase in place (pending lists are short compared to pods).
   m_pending.erase(m_pending.begin() + pos);
+  ++m_pending_revision;
   m_pending_pos[pod] = k_none;
   for (std::size_t i = pos; i < m_pending.size(); ++i) {
     m_pending_pos[m_pending[i]] = static_cast<std::uint32_t>(i);

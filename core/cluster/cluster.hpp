@@ -131,6 +131,8 @@ public:
 
   // Indices of pods currently pending, in the order they became pending.
   [[nodiscard]] const std::vector<PodIndex>& pending() const { return m_pending; }
+  // Changes whenever pending() does (readers that summarise the list keep it with the summary).
+  [[nodiscard]] std::uint64_t pending_revision() const { return m_pending_revision; }
 
   void set_pending(PodIndex pod, SimTime now);
   // Leaves the pending list (bound, finished or lost); call before changing phase.
@@ -192,6 +194,7 @@ private:
   std::vector<PodState> m_pods;
   std::vector<NodeState> m_nodes;
   std::vector<PodIndex> m_pending;
+  std::uint64_t m_pending_revision = 0;
   std::vector<std::uint32_t> m_pending_pos; // position in m_pending per pod, or k_none
   std::size_t m_alive_nodes = 0;
   std::vector<NodeIndex> m_alive; // sorted

@@ -204,6 +204,7 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   }
   in.pods.reserve(pending.size() + candidate_pods + ctx.deleting_pods->size());
   in.pods.assign(pending.begin(), pending.end());
+  in.pods_start_with_pending = true;
   const bool no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
   for (const auto& c : candidates) {
     if (c.plain_pods && no_pdbs) { // bound pods all (NodeState::pods): no pod is read
@@ -241,6 +242,7 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   Simulation out;
   out.result = solve(in);
   in.options = base_options;
+  in.pods_start_with_pending = false;
   if (out.result.stopped) {
     out.failure = k_reason_not_recorded;
     return out;

@@ -520,7 +520,7 @@ struct SolveCache::Impl
     std::uint64_t cluster = 0;
     bool ignore_preferences = false;
     bool tolerate_pns = false;
-    std::vector<cluster::PodIndex> pending; // Cluster::pending() when made
+    std::uint64_t pending_revision = 0; // Cluster::pending_revision() when made
     PodsSummary summary;
     std::vector<cluster::PodIndex> queue; // scheduled pending pods in NewQueue order
   };
@@ -2040,14 +2040,14 @@ const SolveCache::Impl::PendingQueue& Scheduler::pending_queue()
   auto& q = m_cache.pending_queue;
   const auto& pending = m_cluster.pending();
   if (q.valid && q.cluster == m_cluster.instance_id() && q.ignore_preferences == m_input.options.ignore_preferences
-      && q.tolerate_pns == m_tolerate_pns && q.pending == pending) {
+      && q.tolerate_pns == m_tolerate_pns && q.pending_revision == m_cluster.pending_revision()) {
     return q;
   }
   q.valid = true;
   q.cluster = m_cluster.instance_id();
   q.ignore_preferences = m_input.options.ignore_preferences;
   q.tolerate_pns = m_tolerate_pns;
-  q.pending = pending;
+  q.pending_revision = m_cluster.pending_revision();
   q.summary = {};
   q.queue.clear();
   for (const auto i : pending) {
@@ -2156,7 +2156,13 @@ bool Scheduler::veto_still_holds()
   // ones queued before the stop pod are a prefix of it.
   const auto& pending = m_cluster.pending();
   std::size_t from = 0;
-  if (pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), pods.begin())) {
+#ifndef NDEBUG
+  CAPSIM_CHECK(!m_input.pods_start_with_pending
+                   || (pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), pods.begin())),
+               "solve: the input's pods do not begin with the pending pods");
+#endif
+  if (m_input.pods_start_with_pending
+      || (pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), pods.begin()))) {
     const auto& q = pending_queue();
     all.add(q.summary);
     from = pending.size();

@@ -106,6 +106,9 @@ struct SolveInput
   // Pods to place: pending pods plus pods of deleting / candidate nodes (bound pods are
   // simulated as moved: they do not count in topology at their current node).
   std::vector<cluster::PodIndex> pods;
+  // `pods` begins with cluster->pending() (simulate_scheduling lists them so): checks that read
+  // the pending pods apart need not compare the lists.
+  bool pods_start_with_pending = false;
   // Nodes that are not destinations (consolidation candidates). Existing nodes are the alive,
   // schedulable (not deleting, not disrupted-tainted) nodes not listed here; launching and
   // registered nodes count as existing ("in-flight").
