@@ -241,8 +241,28 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   std::vector<OfferingOption> options;
   cands.reserve(instance_types.size());
   options.reserve(instance_types.size() * (instance_types.empty() ? 0 : instance_types.front()->offerings.size()));
+  // requests.fits_in(allocatable()) over the resources the claim asks for (others cannot fail).
+  std::array<model::ResourceId, model::k_max_resources> asked{};
+  std::size_t n_asked = 0;
+  for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+    if (requests.v[d] > 0) {
+      asked[n_asked++] = static_cast<model::ResourceId>(d);
+    }
+  }
+  const auto has_room = [&](const catalog::InstanceType& it) {
+    for (std::size_t i = 0; i < n_asked; ++i) {
+      const auto d = asked[i];
+      if (requests[d] > std::max<std::int64_t>(0, it.capacity[d] - it.overhead[d])) {
+        return false;
+      }
+    }
+    return true;
+  };
   for (const auto* it : instance_types) {
-    if (!requests.fits_in(it->allocatable())) {
+#ifndef NDEBUG
+    CAPSIM_CHECK(has_room(*it) == requests.fits_in(it->allocatable()), "launch: room check differs");
+#endif
+    if (!has_room(*it)) {
       continue;
     }
     if (!known_compatible && !reqs.intersects_ok(it->requirements)) {
