@@ -420,7 +420,8 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
 
   // The snapshot: registered nodes (being-deleted ones blocked), then upcoming nodes as
   // copies of their group's template.
-  Snapshot snapshot;
+  Snapshot& snapshot = m_snapshot;
+  snapshot.clear();
   snapshot.reserve(cluster.alive_node_indices().size());
   // Snapshot pods are bound pods: none has anti-affinity when the cluster counts none.
   const bool any_anti_affinity = cluster.bound_with_anti_affinity() != 0;

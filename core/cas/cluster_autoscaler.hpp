@@ -116,6 +116,7 @@ private:
   HintingSimulator m_filter_sim;  // filter-out-schedulable
   HintingSimulator m_removal_sim; // scale-down removal simulation
   NodeOrdering m_ordering;
+  Snapshot m_snapshot; // run_loop's, cleared each loop (its buffers are kept)
 
   SimTime m_next_loop = 0;
   SimTime m_last_loop = -1;

@@ -23,6 +23,17 @@ model::Resources pod_footprint(const model::Pod& pod)
   return r;
 }
 
+void Snapshot::clear()
+{
+  m_nodes.clear();
+  m_owned.clear();
+  m_by_name.clear();
+  m_by_name_valid = false;
+  m_log.clear();
+  m_anti_affinity_pods = 0;
+  m_ignore_node_name = false;
+}
+
 void Snapshot::reserve(std::size_t nodes)
 {
   m_nodes.reserve(nodes);
@@ -41,7 +52,14 @@ std::size_t Snapshot::add_node(SnapNode node, bool may_have_anti_affinity)
     }
   }
   if (m_by_name_valid) {
-    m_by_name[node.state->name] = i;
+    const std::string_view name = node.state->name;
+    auto it = std::lower_bound(m_by_name.begin(), m_by_name.end(), name,
+                               [](const auto& e, std::string_view n) { return e.first < n; });
+    if (it != m_by_name.end() && it->first == name) {
+      it->second = i;
+    } else {
+      m_by_name.insert(it, {name, i});
+    }
   }
   m_nodes.push_back(std::move(node));
   m_log.push_back({OpKind::add_node, i, nullptr, 0, false, false});
@@ -122,7 +140,12 @@ void Snapshot::revert(std::size_t mark)
         }
       }
       if (m_by_name_valid) {
-        m_by_name.erase(n.state->name);
+        const std::string_view name = n.state->name;
+        auto it = std::lower_bound(m_by_name.begin(), m_by_name.end(), name,
+                                   [](const auto& e, std::string_view x) { return e.first < x; });
+        if (it != m_by_name.end() && it->first == name) {
+          m_by_name.erase(it);
+        }
       }
       m_nodes.pop_back();
       if (op.owned) {
@@ -152,16 +175,28 @@ void Snapshot::revert(std::size_t mark)
 
 std::size_t Snapshot::find(const std::string& name) const
 {
+  const auto by_name = [](const auto& a, const auto& b) { return a.first < b.first; };
   if (!m_by_name_valid) {
     m_by_name.clear();
     m_by_name.reserve(m_nodes.size());
     for (std::size_t i = 0; i < m_nodes.size(); ++i) {
-      m_by_name[m_nodes[i].state->name] = i;
+      m_by_name.emplace_back(m_nodes[i].state->name, i);
     }
+    // One entry per name: the last node added with it.
+    std::stable_sort(m_by_name.begin(), m_by_name.end(), by_name);
+    auto out = m_by_name.begin();
+    for (auto it = m_by_name.begin(); it != m_by_name.end(); ++it) {
+      if (std::next(it) == m_by_name.end() || std::next(it)->first != it->first) {
+        *out++ = *it;
+      }
+    }
+    m_by_name.erase(out, m_by_name.end());
     m_by_name_valid = true;
   }
-  auto it = m_by_name.find(name);
-  return it == m_by_name.end() ? std::numeric_limits<std::size_t>::max() : it->second;
+  const std::string_view key = name;
+  auto it = std::lower_bound(m_by_name.begin(), m_by_name.end(), key,
+                             [](const auto& e, std::string_view n) { return e.first < n; });
+  return it == m_by_name.end() || it->first != key ? std::numeric_limits<std::size_t>::max() : it->second;
 }
 
 } // namespace capsim::cas

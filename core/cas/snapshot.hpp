@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -40,6 +41,8 @@ public:
   std::size_t add_node(SnapNode node, bool may_have_anti_affinity = true);
   // Room for `nodes` nodes (and as many changes) without reallocating.
   void reserve(std::size_t nodes);
+  // Empty again, keeping the buffers (a snapshot is made every loop).
+  void clear();
   // Adds a copy of `state` named `name` (hostname label set to it), owned by the snapshot.
   std::size_t add_copy(const cluster::NodeState& state, const std::string& name, const model::Resources& requested,
                        std::int32_t group);
@@ -92,7 +95,9 @@ private:
 
   std::vector<SnapNode> m_nodes;
   std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
-  mutable std::unordered_map<std::string, std::size_t> m_by_name; // built on demand by find()
+  // Node names (views of the nodes' own) sorted, each with the last node added under it; built
+  // on demand by find(), then kept up to date by additions and reverts.
+  mutable std::vector<std::pair<std::string_view, std::size_t>> m_by_name;
   mutable bool m_by_name_valid = false;
   std::vector<Op> m_log;
   std::size_t m_anti_affinity_pods = 0;

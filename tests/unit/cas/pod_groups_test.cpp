@@ -225,3 +225,41 @@ TEST_CASE("predicates: required pod anti-affinity in both directions", "[cas][pr
   CHECK(copy.anti_affinity_pods() == 0);
   CHECK(check_predicates(copy, 0, second) == Filter::none);
 }
+
+TEST_CASE("snapshot: nodes are found by name through additions, reverts and clearing", "[cas][snapshot]")
+{
+  const auto a = node_state("node-a", 2000, 4);
+  const auto b = node_state("node-b", 2000, 4);
+  Snapshot s;
+  CHECK(s.find("node-a") == SIZE_MAX);
+  s.add_node({&b});
+  s.add_node({&a});
+  CHECK(s.find("node-a") == 1);
+  CHECK(s.find("node-b") == 0);
+  CHECK(s.find("node-c") == SIZE_MAX);
+
+  // Added after the names were indexed: found at once.
+  const auto mark = s.mark();
+  const auto copy = s.add_copy(a, "template-0", {}, 0);
+  CHECK(copy == 2);
+  CHECK(s.find("template-0") == 2);
+  CHECK(s.find("node-a") == 1);
+  const auto copy2 = s.add_copy(a, "a-template", {}, 0);
+  CHECK(s.find("a-template") == copy2);
+  CHECK(s.find("template-0") == copy);
+
+  // A node added again under a name in use is the one found, until it is reverted.
+  const auto again = s.add_copy(b, "node-b", {}, 0);
+  CHECK(s.find("node-b") == again);
+  s.revert(mark);
+  CHECK(s.size() == 2);
+  CHECK(s.find("template-0") == SIZE_MAX);
+  CHECK(s.find("a-template") == SIZE_MAX);
+  CHECK(s.find("node-a") == 1);
+
+  s.clear();
+  CHECK(s.size() == 0);
+  CHECK(s.find("node-a") == SIZE_MAX);
+  s.add_node({&a});
+  CHECK(s.find("node-a") == 0);
+}
