@@ -433,6 +433,7 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
     SnapNode sn;
     sn.state = &n;
     sn.requested = n.requested;
+    sn.pods = snapshot.spare_pod_list();
     sn.pods.reserve(n.pods.size());
     for (const PodIndex p : n.pods) {
       sn.pods.push_back(&cluster.pod(p).pod);

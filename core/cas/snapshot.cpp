@@ -3,6 +3,7 @@
 #include "core/base/diagnostics.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace capsim::cas {
@@ -25,6 +26,9 @@ model::Resources pod_footprint(const model::Pod& pod)
 
 void Snapshot::clear()
 {
+  for (auto& n : m_nodes) {
+    m_spare_pod_lists.push_back(std::move(n.pods));
+  }
   m_nodes.clear();
   m_owned.clear();
   m_by_name.clear();
@@ -32,6 +36,17 @@ void Snapshot::clear()
   m_log.clear();
   m_anti_affinity_pods = 0;
   m_ignore_node_name = false;
+}
+
+std::vector<const model::Pod*> Snapshot::spare_pod_list()
+{
+  if (m_spare_pod_lists.empty()) {
+    return {};
+  }
+  auto list = std::move(m_spare_pod_lists.back());
+  m_spare_pod_lists.pop_back();
+  list.clear();
+  return list;
 }
 
 void Snapshot::reserve(std::size_t nodes)
@@ -53,12 +68,12 @@ std::size_t Snapshot::add_node(SnapNode node, bool may_have_anti_affinity)
   }
   if (m_by_name_valid) {
     const std::string_view name = node.state->name;
-    auto it = std::lower_bound(m_by_name.begin(), m_by_name.end(), name,
-                               [](const auto& e, std::string_view n) { return e.first < n; });
-    if (it != m_by_name.end() && it->first == name) {
-      it->second = i;
+    const std::size_t hash = std::hash<std::string_view>{}(name);
+    auto it = name_at(hash, name);
+    if (it != m_by_name.end() && it->hash == hash && it->name == name) {
+      it->node = i;
     } else {
-      m_by_name.insert(it, {name, i});
+      m_by_name.insert(it, {hash, name, i});
     }
   }
   m_nodes.push_back(std::move(node));
@@ -141,9 +156,9 @@ void Snapshot::revert(std::size_t mark)
       }
       if (m_by_name_valid) {
         const std::string_view name = n.state->name;
-        auto it = std::lower_bound(m_by_name.begin(), m_by_name.end(), name,
-                                   [](const auto& e, std::string_view x) { return e.first < x; });
-        if (it != m_by_name.end() && it->first == name) {
+        const std::size_t hash = std::hash<std::string_view>{}(name);
+        auto it = name_at(hash, name);
+        if (it != m_by_name.end() && it->hash == hash && it->name == name) {
           m_by_name.erase(it);
         }
       }
@@ -173,20 +188,31 @@ void Snapshot::revert(std::size_t mark)
   }
 }
 
+std::vector<Snapshot::NameEntry>::iterator Snapshot::name_at(std::size_t hash, std::string_view name) const
+{
+  return std::lower_bound(m_by_name.begin(), m_by_name.end(), std::pair{hash, name},
+                          [](const NameEntry& e, const std::pair<std::size_t, std::string_view>& key) {
+                            return e.hash != key.first ? e.hash < key.first : e.name < key.second;
+                          });
+}
+
 std::size_t Snapshot::find(const std::string& name) const
 {
-  const auto by_name = [](const auto& a, const auto& b) { return a.first < b.first; };
   if (!m_by_name_valid) {
     m_by_name.clear();
     m_by_name.reserve(m_nodes.size());
     for (std::size_t i = 0; i < m_nodes.size(); ++i) {
-      m_by_name.emplace_back(m_nodes[i].state->name, i);
+      const std::string_view n = m_nodes[i].state->name;
+      m_by_name.push_back({std::hash<std::string_view>{}(n), n, i});
     }
+    const auto same = [](const NameEntry& a, const NameEntry& b) { return a.hash == b.hash && a.name == b.name; };
+    std::stable_sort(m_by_name.begin(), m_by_name.end(), [](const NameEntry& a, const NameEntry& b) {
+      return a.hash != b.hash ? a.hash < b.hash : a.name < b.name;
+    });
     // One entry per name: the last node added with it.
-    std::stable_sort(m_by_name.begin(), m_by_name.end(), by_name);
     auto out = m_by_name.begin();
     for (auto it = m_by_name.begin(); it != m_by_name.end(); ++it) {
-      if (std::next(it) == m_by_name.end() || std::next(it)->first != it->first) {
+      if (std::next(it) == m_by_name.end() || !same(*it, *std::next(it))) {
         *out++ = *it;
       }
     }
@@ -194,9 +220,10 @@ std::size_t Snapshot::find(const std::string& name) const
     m_by_name_valid = true;
   }
   const std::string_view key = name;
-  auto it = std::lower_bound(m_by_name.begin(), m_by_name.end(), key,
-                             [](const auto& e, std::string_view n) { return e.first < n; });
-  return it == m_by_name.end() || it->first != key ? std::numeric_limits<std::size_t>::max() : it->second;
+  const std::size_t hash = std::hash<std::string_view>{}(key);
+  const auto it = name_at(hash, key);
+  return it == m_by_name.end() || it->hash != hash || it->name != key ? std::numeric_limits<std::size_t>::max()
+                                                                       : it->node;
 }
 
 } // namespace capsim::cas

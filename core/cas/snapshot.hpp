@@ -43,6 +43,8 @@ public:
   void reserve(std::size_t nodes);
   // Empty again, keeping the buffers (a snapshot is made every loop).
   void clear();
+  // An empty pod list for the next SnapNode, with the room of one that clear() let go.
+  [[nodiscard]] std::vector<const model::Pod*> spare_pod_list();
   // Adds a copy of `state` named `name` (hostname label set to it), owned by the snapshot.
   std::size_t add_copy(const cluster::NodeState& state, const std::string& name, const model::Resources& requested,
                        std::int32_t group);
@@ -95,9 +97,18 @@ private:
 
   std::vector<SnapNode> m_nodes;
   std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
-  // Node names (views of the nodes' own) sorted, each with the last node added under it; built
-  // on demand by find(), then kept up to date by additions and reverts.
-  mutable std::vector<std::pair<std::string_view, std::size_t>> m_by_name;
+  // Node names (views of the nodes' own), each with the last node added under it, sorted by
+  // hash then name (names share long prefixes); built on demand by find(), then kept up to date
+  // by additions and reverts.
+  struct NameEntry
+  {
+    std::size_t hash = 0;
+    std::string_view name;
+    std::size_t node = 0;
+  };
+  mutable std::vector<NameEntry> m_by_name;
+  std::vector<std::vector<const model::Pod*>> m_spare_pod_lists;
+  [[nodiscard]] std::vector<NameEntry>::iterator name_at(std::size_t hash, std::string_view name) const;
   mutable bool m_by_name_valid = false;
   std::vector<Op> m_log;
   std::size_t m_anti_affinity_pods = 0;
