@@ -188,6 +188,42 @@ struct alignas(64) ScoreView
   bool soft_taints = false;
 };
 
+// The resource scores of a node for the last few request shapes, by position in the snapshot
+// node list (cleared whenever the node changes): a node keeps its room for many scheduling
+// cycles, and the pods of a workload ask the same, so most scores are found here instead of
+// divided out again.
+struct alignas(64) ScoreMemo
+{
+  static constexpr std::size_t k_slots = 8;
+  std::array<std::uint32_t, k_slots> shape{}; // ScoreShape id + 1; 0 = empty
+  std::array<std::int16_t, k_slots> fit{};
+  std::array<std::int16_t, k_slots> balanced{};
+  std::uint8_t next = 0;
+};
+
+// What the resource scores read of the pod: requests with and without the scheduler's defaults.
+struct ScoreShape
+{
+  std::int64_t cpu = 0;
+  std::int64_t mem = 0;
+  std::int64_t nz_cpu = 0;
+  std::int64_t nz_mem = 0;
+
+  bool operator==(const ScoreShape&) const = default;
+};
+
+struct ScoreShapeHash
+{
+  std::size_t operator()(const ScoreShape& s) const
+  {
+    std::size_t h = std::hash<std::int64_t>{}(s.cpu);
+    for (const auto x : {s.mem, s.nz_cpu, s.nz_mem}) {
+      h = h * 1000003U ^ std::hash<std::int64_t>{}(x);
+    }
+    return h;
+  }
+};
+
 struct NodePods
 {
   std::vector<PodIndex> pods;        // bound pods, DaemonSet pods included
@@ -454,6 +490,7 @@ struct KubeScheduler::State
     std::int64_t nz_cpu = 0;
     std::int64_t nz_mem = 0;
     bool best_effort = false;
+    std::uint32_t score_shape = 0; // id + 1 of (cpu, mem, nz_cpu, nz_mem) in score_shapes
     const cluster::NodeState* extra = nullptr;
     std::vector<std::uint32_t> extra_domain;
     std::vector<std::int32_t> extra_ports;
@@ -483,6 +520,8 @@ struct KubeScheduler::State
   std::vector<NodeIndex> order;                   // snapshot node list (zones interleaved)
   std::vector<QuickView> quick;                   // by position in order
   std::vector<ScoreView> score_views;             // by position in order
+  std::vector<ScoreMemo> score_memo;              // by position in order
+  std::unordered_map<ScoreShape, std::uint32_t, ScoreShapeHash> score_shapes;
   // At least the most free cpu, memory and pods of any Ready node (in `quick`): a pod asking
   // more than one of them fits nowhere. Raised by every node change that goes above it, made
   // exact again by a scan that found no node.
@@ -534,6 +573,7 @@ struct KubeScheduler::State
     order.clear();
     quick.clear();
     score_views.clear();
+    score_memo.clear();
     most_free.fill(std::numeric_limits<std::int64_t>::min());
     position.clear();
     order_dirty = false;
@@ -644,6 +684,7 @@ struct KubeScheduler::State
     sv.nz_extra_cpu = v.nz_extra_cpu;
     sv.nz_extra_mem = v.nz_extra_mem;
     sv.soft_taints = v.soft_taints;
+    score_memo[pos] = ScoreMemo{};
     if (q.ready) {
       most_free[0] = std::max(most_free[0], q.free_cpu);
       most_free[1] = std::max(most_free[1], q.free_mem);
@@ -745,6 +786,7 @@ struct KubeScheduler::State
     std::fill(position.begin(), position.end(), k_none);
     quick.assign(order.size(), QuickView{});
     score_views.assign(order.size(), ScoreView{});
+    score_memo.assign(order.size(), ScoreMemo{});
     most_free.fill(std::numeric_limits<std::int64_t>::min());
     for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
       position[order[pos]] = pos;
@@ -1172,6 +1214,9 @@ struct KubeScheduler::State
     c.nz_cpu = c.cpu == 0 ? k_default_milli_cpu_request : c.cpu;
     c.nz_mem = c.mem == 0 ? k_default_memory_request : c.mem;
     c.best_effort = c.cpu == 0 && c.mem == 0;
+    c.score_shape = score_shapes.try_emplace(ScoreShape{c.cpu, c.mem, c.nz_cpu, c.nz_mem},
+                                             static_cast<std::uint32_t>(score_shapes.size() + 1))
+                        .first->second;
     c.min_free_cpu = c.request.cpu() > 0 ? c.request.cpu() : std::numeric_limits<std::int64_t>::min();
     c.min_free_mem = c.request.memory() > 0 ? c.request.memory() : std::numeric_limits<std::int64_t>::min();
     c.extra = extra;
@@ -1763,12 +1808,39 @@ struct KubeScheduler::State
     s_naff.assign(m, 0);
     bool any_soft_taint = false;
     for (std::size_t i = 0; i < m; ++i) {
-      const ScoreView& v = score_views[position[nodes[i]]];
-      s_fit[i] = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
-                                    v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
-      s_bal[i] = cycle.best_effort ? 0
-                                   : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu,
-                                                               v.req_mem + cycle.mem, v.alloc_mem);
+      const auto pos = position[nodes[i]];
+      const ScoreView& v = score_views[pos];
+      ScoreMemo& memo = score_memo[pos];
+      std::size_t slot = ScoreMemo::k_slots;
+      for (std::size_t k = 0; k < ScoreMemo::k_slots; ++k) {
+        if (memo.shape[k] == cycle.score_shape) {
+          slot = k;
+          break;
+        }
+      }
+      if (slot != ScoreMemo::k_slots) {
+        s_fit[i] = memo.fit[slot];
+        s_bal[i] = memo.balanced[slot];
+      } else {
+        s_fit[i] = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
+                                      v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
+        s_bal[i] = cycle.best_effort ? 0
+                                     : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu,
+                                                                 v.req_mem + cycle.mem, v.alloc_mem);
+        slot = memo.next;
+        memo.next = static_cast<std::uint8_t>((memo.next + 1) % ScoreMemo::k_slots);
+        memo.shape[slot] = cycle.score_shape;
+        memo.fit[slot] = static_cast<std::int16_t>(s_fit[i]);
+        memo.balanced[slot] = static_cast<std::int16_t>(s_bal[i]);
+      }
+#ifndef NDEBUG
+      CAPSIM_CHECK(s_fit[i] == resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu,
+                                                  v.alloc_cpu, v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem)
+                       && s_bal[i] == (cycle.best_effort ? 0
+                                                         : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu,
+                                                                                     v.req_mem + cycle.mem, v.alloc_mem)),
+                   "kube-scheduler: a remembered resource score differs");
+#endif
       if (v.soft_taints) {
         s_taint[i] = intolerable_prefer_no_schedule(g.spec->tolerations, cluster->node(nodes[i]));
         any_soft_taint = any_soft_taint || s_taint[i] != 0;
