@@ -685,6 +685,11 @@ struct KubeScheduler::State
     sv.nz_extra_mem = v.nz_extra_mem;
     sv.soft_taints = v.soft_taints;
     score_memo[pos] = ScoreMemo{};
+    raise_most_free(q);
+  }
+
+  void raise_most_free(const QuickView& q)
+  {
     if (q.ready) {
       most_free[0] = std::max(most_free[0], q.free_cpu);
       most_free[1] = std::max(most_free[1], q.free_mem);
@@ -696,11 +701,7 @@ struct KubeScheduler::State
   {
     most_free.fill(std::numeric_limits<std::int64_t>::min());
     for (const auto& q : quick) {
-      if (q.ready) {
-        most_free[0] = std::max(most_free[0], q.free_cpu);
-        most_free[1] = std::max(most_free[1], q.free_mem);
-        most_free[2] = std::max(most_free[2], q.free_pods);
-      }
+      raise_most_free(q);
     }
   }
 
