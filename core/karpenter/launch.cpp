@@ -244,15 +244,15 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   // requests.fits_in(allocatable()) over the resources the claim asks for (others cannot fail).
   std::array<model::ResourceId, model::k_max_resources> asked{};
   std::size_t n_asked = 0;
-  for (std::size_t d = 0; d < model::k_max_resources; ++d) {
-    if (requests.v[d] > 0) {
-      asked[n_asked++] = static_cast<model::ResourceId>(d);
+  for (std::size_t r = 0; r < model::k_max_resources; ++r) {
+    if (requests.v[r] > 0) {
+      asked[n_asked++] = static_cast<model::ResourceId>(r);
     }
   }
   const auto has_room = [&](const catalog::InstanceType& it) {
     for (std::size_t i = 0; i < n_asked; ++i) {
-      const auto d = asked[i];
-      if (requests[d] > std::max<std::int64_t>(0, it.capacity[d] - it.overhead[d])) {
+      const auto r = asked[i];
+      if (requests[r] > std::max<std::int64_t>(0, it.capacity[r] - it.overhead[r])) {
         return false;
       }
     }

@@ -230,10 +230,15 @@ TEST_CASE("snapshot: nodes are found by name through additions, reverts and clea
 {
   const auto a = node_state("node-a", 2000, 4);
   const auto b = node_state("node-b", 2000, 4);
+  const auto snap_node = [](const cluster::NodeState& state) {
+    SnapNode n;
+    n.state = &state;
+    return n;
+  };
   Snapshot s;
   CHECK(s.find("node-a") == SIZE_MAX);
-  s.add_node({&b});
-  s.add_node({&a});
+  s.add_node(snap_node(b));
+  s.add_node(snap_node(a));
   CHECK(s.find("node-a") == 1);
   CHECK(s.find("node-b") == 0);
   CHECK(s.find("node-c") == SIZE_MAX);
@@ -260,6 +265,6 @@ TEST_CASE("snapshot: nodes are found by name through additions, reverts and clea
   s.clear();
   CHECK(s.size() == 0);
   CHECK(s.find("node-a") == SIZE_MAX);
-  s.add_node({&a});
+  s.add_node(snap_node(a));
   CHECK(s.find("node-a") == 0);
 }
