@@ -10,4 +10,4 @@ build=build/release
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCAPSIM_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target capsim
 
-"$build/capsim" run scenarios/quickstart.yaml -e all -o table
+"$build/cli/capsim" run scenarios/quickstart.yaml -e all -o table

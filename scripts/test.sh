@@ -22,3 +22,6 @@ ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$(nproc)"
 # A short, deterministic libFuzzer pass over the scenario and trace readers (clang).
 ./scripts/deps.sh clang libclang-rt-dev
 ./scripts/fuzz.sh --runs 20000
+
+# The README's quick start, second half: the demo builds its own release binary and must run.
+./scripts/demo.sh >/dev/null
