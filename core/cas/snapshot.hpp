@@ -8,7 +8,6 @@
 #include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace capsim::cas {
@@ -93,10 +92,6 @@ private:
     bool owned = false;
   };
 
-  void apply_pod(std::size_t node, const model::Pod& pod, int sign);
-
-  std::vector<SnapNode> m_nodes;
-  std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
   // Node names (views of the nodes' own), each with the last node added under it, sorted by
   // hash then name (names share long prefixes); built on demand by find(), then kept up to date
   // by additions and reverts.
@@ -106,13 +101,19 @@ private:
     std::string_view name;
     std::size_t node = 0;
   };
-  mutable std::vector<NameEntry> m_by_name;
-  std::vector<std::vector<const model::Pod*>> m_spare_pod_lists;
+
+  void apply_pod(std::size_t node, const model::Pod& pod, int sign);
+  // Where (hash, name) is or would go in m_by_name.
   [[nodiscard]] std::vector<NameEntry>::iterator name_at(std::size_t hash, std::string_view name) const;
+
+  std::vector<SnapNode> m_nodes;
+  std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
+  mutable std::vector<NameEntry> m_by_name;
   mutable bool m_by_name_valid = false;
   std::vector<Op> m_log;
   std::size_t m_anti_affinity_pods = 0;
   bool m_ignore_node_name = false;
+  std::vector<std::vector<const model::Pod*>> m_spare_pod_lists; // pod lists clear() let go
 };
 
 // Requests of a pod as the scheduler counts them: its requests plus one `pods`.

@@ -522,6 +522,7 @@ struct KubeScheduler::State
   std::vector<ScoreView> score_views;             // by position in order
   std::vector<ScoreMemo> score_memo;              // by position in order
   std::unordered_map<ScoreShape, std::uint32_t, ScoreShapeHash> score_shapes;
+  static constexpr std::size_t k_max_score_shapes = 4096;
   // At least the most free cpu, memory and pods of any Ready node (in `quick`): a pod asking
   // more than one of them fits nowhere. Raised by every node change that goes above it, made
   // exact again by a scan that found no node.
@@ -1215,6 +1216,12 @@ struct KubeScheduler::State
     c.nz_cpu = c.cpu == 0 ? k_default_milli_cpu_request : c.cpu;
     c.nz_mem = c.mem == 0 ? k_default_memory_request : c.mem;
     c.best_effort = c.cpu == 0 && c.mem == 0;
+    // Traces with ever new request sizes would grow the table without end: past a bound it
+    // starts again, and with it every node's remembered scores (they name shapes by id).
+    if (score_shapes.size() >= k_max_score_shapes) {
+      score_shapes.clear();
+      std::fill(score_memo.begin(), score_memo.end(), ScoreMemo{});
+    }
     c.score_shape = score_shapes.try_emplace(ScoreShape{c.cpu, c.mem, c.nz_cpu, c.nz_mem},
                                              static_cast<std::uint32_t>(score_shapes.size() + 1))
                         .first->second;

@@ -272,3 +272,65 @@ TEST_CASE("Score direction in real placements", "[scheduling][scores]")
     CHECK(scores.at("c") == 0);
   }
 }
+
+TEST_CASE("Resource scores stay exact over more request sizes than the scheduler remembers",
+          "[scheduling][scores]")
+{
+  // Pods of distinct sizes bound one by one; each goes to the node with the best
+  // NodeResourcesFit + BalancedAllocation among those it may use, worked out here from the
+  // formulas (the other plugins score every node alike: no taints, affinity preferences or
+  // spreading). The scheduler keeps each node's scores per request size, naming sizes by id in a
+  // table that starts again past 4,096 sizes: "d" is scored for the first sizes, then left out by
+  // the selector of the next 4,088 pods (unchanged, so it keeps its scores), then scored again for
+  // sizes that take the first ids anew.
+  Cluster c;
+  const std::int64_t k_ti = 1024 * k_gi;
+  const std::string zone(model::labels::k_zone);
+  const auto a = add_node(c, "a", 30'000'000, 6 * k_ti, {{zone, "y"}}, 5000);
+  const auto b = add_node(c, "b", 40'000'000, 5 * k_ti, {{zone, "y"}}, 5000);
+  const auto d = add_node(c, "d", 20'000, 16 * k_gi, {{zone, "x"}}, 5000);
+  bind_pod(c, "busy", make_spec(), d, 15'000, 8 * k_gi); // small and busy: each size scores it differently
+  const auto anywhere = make_spec();
+  const auto zone_y = make_spec([&](model::PodSpec& sp) { sp.node_selector = {{zone, "y"}}; });
+  KubeScheduler s;
+  int mismatches = 0;
+  int on_d = 0;
+  const auto place = [&](int i, const model::PodSpecPtr& spec, const std::vector<NodeIndex>& allowed) {
+    const std::int64_t cpu = i;
+    const std::int64_t mem = (i % 5 + 1) * k_gi / 4;
+    NodeIndex expected = cluster::k_none;
+    std::int64_t best = -1;
+    for (const auto n : allowed) {
+      const auto& ns = c.node(n);
+      const auto cpu_req = ns.requested.cpu() + cpu;
+      const auto mem_req = ns.requested.memory() + mem;
+      const std::int64_t total =
+          scheduling::resource_fit_score(ScoringStrategy::least_allocated, cpu_req, ns.allocatable.cpu(), mem_req,
+                                         ns.allocatable.memory())
+          + scheduling::balanced_allocation_score(cpu_req, ns.allocatable.cpu(), mem_req, ns.allocatable.memory());
+      if (total > best) {
+        best = total;
+        expected = n;
+      }
+    }
+    pending_pod(c, "p" + std::to_string(i), spec, cpu, mem, i);
+    const auto bound = s.bind_pending(c, i);
+    REQUIRE(bound.size() == 1);
+    mismatches += bound[0].node != expected ? 1 : 0;
+    on_d += bound[0].node == d ? 1 : 0;
+  };
+  int i = 1;
+  for (; i <= 8; ++i) {
+    place(i, anywhere, {a, b, d});
+  }
+  for (; i <= 4096; ++i) { // the table is full: the next size starts it again, as id 1
+    place(i, zone_y, {a, b});
+  }
+  for (; i <= 4300; ++i) {
+    place(i, anywhere, {a, b, d});
+  }
+  CHECK(mismatches == 0);
+  CHECK(on_d == 0); // d stayed as it was, so its remembered scores were asked for
+  CHECK(c.node(a).pods.size() > 100);
+  CHECK(c.node(b).pods.size() > 100);
+}
