@@ -433,11 +433,7 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
     SnapNode sn;
     sn.state = &n;
     sn.requested = n.requested;
-    sn.pods = snapshot.spare_pod_list();
-    sn.pods.reserve(n.pods.size());
-    for (const PodIndex p : n.pods) {
-      sn.pods.push_back(&cluster.pod(p).pod);
-    }
+    sn.pods.refer(cluster, n.pods, snapshot.spare_pod_list());
     sn.group = n.owner == cluster::NodeOwner::node_group && n.pool < m_groups.size() ? static_cast<std::int32_t>(n.pool)
                                                                                      : -1;
     sn.cluster_node = i;
@@ -749,7 +745,7 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
       continue;
     }
     // RemovalSimulator.SimulateNodeRemoval.
-    const std::vector<const model::Pod*> to_move = sn.pods;
+    const std::vector<const model::Pod*> to_move = sn.pods.list();
     BlockReason blocked = BlockReason::none;
     for (std::size_t k = 0; k < to_move.size(); ++k) {
       const auto* p = to_move[k];

@@ -24,10 +24,38 @@ model::Resources pod_footprint(const model::Pod& pod)
   return r;
 }
 
+void SnapPods::refer(const cluster::Cluster& cluster, const std::vector<cluster::PodIndex>& pods, List buffer)
+{
+  m_list = std::move(buffer);
+  m_list.clear();
+  m_cluster = &cluster;
+  m_source = &pods;
+}
+
+SnapPods::List SnapPods::release()
+{
+  m_source = nullptr;
+  m_cluster = nullptr;
+  List out = std::move(m_list);
+  m_list.clear();
+  return out;
+}
+
+void SnapPods::convert() const
+{
+  m_list.clear();
+  m_list.reserve(m_source->size());
+  for (const cluster::PodIndex p : *m_source) {
+    m_list.push_back(&m_cluster->pod(p).pod);
+  }
+  m_source = nullptr;
+  m_cluster = nullptr;
+}
+
 void Snapshot::clear()
 {
   for (auto& n : m_nodes) {
-    m_spare_pod_lists.push_back(std::move(n.pods));
+    m_spare_pod_lists.push_back(n.pods.release());
   }
   m_nodes.clear();
   m_owned.clear();
@@ -66,17 +94,10 @@ std::size_t Snapshot::add_node(SnapNode node, bool may_have_anti_affinity)
       }
     }
   }
-  if (m_by_name_valid) {
-    const std::string_view name = node.state->name;
-    const std::size_t hash = std::hash<std::string_view>{}(name);
-    auto it = name_at(hash, name);
-    if (it != m_by_name.end() && it->hash == hash && it->name == name) {
-      it->node = i;
-    } else {
-      m_by_name.insert(it, {hash, name, i});
-    }
-  }
   m_nodes.push_back(std::move(node));
+  if (m_by_name_valid) {
+    name_added(i);
+  }
   m_log.push_back({OpKind::add_node, i, nullptr, 0, false, false});
   return i;
 }
@@ -113,14 +134,14 @@ void Snapshot::apply_pod(std::size_t node, const model::Pod& pod, int sign)
 
 void Snapshot::add_pod(std::size_t node, const model::Pod& pod)
 {
-  m_nodes[node].pods.push_back(&pod);
+  m_nodes[node].pods.edit().push_back(&pod);
   apply_pod(node, pod, +1);
   m_log.push_back({OpKind::add_pod, node, &pod, 0, false, false});
 }
 
 void Snapshot::remove_pod(std::size_t node, const model::Pod& pod)
 {
-  auto& pods = m_nodes[node].pods;
+  auto& pods = m_nodes[node].pods.edit();
   auto it = std::find(pods.rbegin(), pods.rend(), &pod);
   CAPSIM_CHECK(it != pods.rend(), "remove_pod: pod not on node");
   const auto position = static_cast<std::size_t>(std::distance(pods.begin(), it.base()) - 1);
@@ -155,12 +176,7 @@ void Snapshot::revert(std::size_t mark)
         }
       }
       if (m_by_name_valid) {
-        const std::string_view name = n.state->name;
-        const std::size_t hash = std::hash<std::string_view>{}(name);
-        auto it = name_at(hash, name);
-        if (it != m_by_name.end() && it->hash == hash && it->name == name) {
-          m_by_name.erase(it);
-        }
+        name_removed(m_nodes.size() - 1);
       }
       m_nodes.pop_back();
       if (op.owned) {
@@ -169,7 +185,7 @@ void Snapshot::revert(std::size_t mark)
       break;
     }
     case OpKind::add_pod: {
-      auto& pods = m_nodes[op.node].pods;
+      auto& pods = m_nodes[op.node].pods.edit();
       auto it = std::find(pods.rbegin(), pods.rend(), op.pod);
       CAPSIM_CHECK(it != pods.rend(), "revert add_pod: pod not on node");
       pods.erase(std::next(it).base());
@@ -177,7 +193,7 @@ void Snapshot::revert(std::size_t mark)
       break;
     }
     case OpKind::remove_pod: {
-      auto& pods = m_nodes[op.node].pods;
+      auto& pods = m_nodes[op.node].pods.edit();
       pods.insert(pods.begin() + static_cast<std::ptrdiff_t>(op.position), op.pod);
       apply_pod(op.node, *op.pod, +1);
       break;
@@ -188,42 +204,62 @@ void Snapshot::revert(std::size_t mark)
   }
 }
 
-std::vector<Snapshot::NameEntry>::iterator Snapshot::name_at(std::size_t hash, std::string_view name) const
+void Snapshot::build_names() const
 {
-  return std::lower_bound(m_by_name.begin(), m_by_name.end(), std::pair{hash, name},
-                          [](const NameEntry& e, const std::pair<std::size_t, std::string_view>& key) {
-                            return e.hash != key.first ? e.hash < key.first : e.name < key.second;
-                          });
+  std::size_t size = 16;
+  while (size < 2 * m_nodes.size() + 2) {
+    size *= 2;
+  }
+  m_by_name.assign(size, NameSlot{});
+  m_names_used = 0;
+  m_by_name_valid = true;
+  for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+    name_added(i);
+  }
+}
+
+Snapshot::NameSlot& Snapshot::name_slot(std::size_t hash, std::string_view name) const
+{
+  const std::size_t mask = m_by_name.size() - 1;
+  for (std::size_t k = hash & mask;; k = (k + 1) & mask) {
+    auto& slot = m_by_name[k];
+    if (slot.node == 0 || (slot.node != k_erased && slot.hash == hash && m_nodes[slot.node - 1].state->name == name)) {
+      return slot;
+    }
+  }
+}
+
+void Snapshot::name_added(std::size_t node) const
+{
+  if (2 * (m_names_used + 1) > m_by_name.size()) {
+    build_names(); // grown, erased slots dropped; the node is in m_nodes already
+    return;
+  }
+  const std::string_view name = m_nodes[node].state->name;
+  const std::size_t hash = std::hash<std::string_view>{}(name);
+  auto& slot = name_slot(hash, name);
+  if (slot.node == 0) {
+    ++m_names_used;
+  }
+  slot = {hash, static_cast<std::uint32_t>(node + 1)};
+}
+
+void Snapshot::name_removed(std::size_t node) const
+{
+  const std::string_view name = m_nodes[node].state->name;
+  auto& slot = name_slot(std::hash<std::string_view>{}(name), name);
+  if (slot.node != 0) {
+    slot.node = k_erased; // still counted in m_names_used: probes pass over it
+  }
 }
 
 std::size_t Snapshot::find(const std::string& name) const
 {
   if (!m_by_name_valid) {
-    m_by_name.clear();
-    m_by_name.reserve(m_nodes.size());
-    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
-      const std::string_view n = m_nodes[i].state->name;
-      m_by_name.push_back({std::hash<std::string_view>{}(n), n, i});
-    }
-    const auto same = [](const NameEntry& a, const NameEntry& b) { return a.hash == b.hash && a.name == b.name; };
-    std::stable_sort(m_by_name.begin(), m_by_name.end(), [](const NameEntry& a, const NameEntry& b) {
-      return a.hash != b.hash ? a.hash < b.hash : a.name < b.name;
-    });
-    // One entry per name: the last node added with it.
-    auto out = m_by_name.begin();
-    for (auto it = m_by_name.begin(); it != m_by_name.end(); ++it) {
-      if (std::next(it) == m_by_name.end() || !same(*it, *std::next(it))) {
-        *out++ = *it;
-      }
-    }
-    m_by_name.erase(out, m_by_name.end());
-    m_by_name_valid = true;
+    build_names();
   }
-  const std::string_view key = name;
-  const std::size_t hash = std::hash<std::string_view>{}(key);
-  const auto it = name_at(hash, key);
-  return it == m_by_name.end() || it->hash != hash || it->name != key ? std::numeric_limits<std::size_t>::max()
-                                                                       : it->node;
+  const auto& slot = name_slot(std::hash<std::string_view>{}(name), name);
+  return slot.node == 0 ? std::numeric_limits<std::size_t>::max() : slot.node - 1;
 }
 
 } // namespace capsim::cas

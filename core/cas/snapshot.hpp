@@ -12,6 +12,53 @@
 
 namespace capsim::cas {
 
+// A snapshot node's non-DaemonSet pods, in the order they were added. A registered node's list
+// refers to the cluster's own (NodeState::pods) and is converted on first use: a loop reads or
+// changes the pods of few nodes, and converting every node's list each loop was a tenth of a run.
+class SnapPods
+{
+public:
+  using List = std::vector<const model::Pod*>;
+
+  // Refers to `pods` of `cluster`, unchanged while this list is in use; `buffer` holds the
+  // conversion (its room is reused).
+  void refer(const cluster::Cluster& cluster, const std::vector<cluster::PodIndex>& pods, List buffer);
+  // The list, converted if it was a reference.
+  [[nodiscard]] const List& list() const
+  {
+    materialize();
+    return m_list;
+  }
+  // The list to change.
+  [[nodiscard]] List& edit()
+  {
+    materialize();
+    return m_list;
+  }
+  // The buffer, for another list (this one is left empty).
+  [[nodiscard]] List release();
+
+  [[nodiscard]] List::const_iterator begin() const { return list().begin(); }
+  [[nodiscard]] List::const_iterator end() const { return list().end(); }
+  [[nodiscard]] std::size_t size() const { return m_source != nullptr ? m_source->size() : m_list.size(); }
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  [[nodiscard]] const model::Pod* operator[](std::size_t i) const { return list()[i]; }
+  void push_back(const model::Pod* pod) { edit().push_back(pod); }
+
+private:
+  void materialize() const
+  {
+    if (m_source != nullptr) {
+      convert();
+    }
+  }
+  void convert() const;
+
+  mutable List m_list;
+  mutable const cluster::Cluster* m_cluster = nullptr;
+  mutable const std::vector<cluster::PodIndex>* m_source = nullptr; // set until converted
+};
+
 // One node of Cluster Autoscaler's simulated cluster (its ClusterSnapshot): a real node of
 // the cluster, an upcoming node (a copy of its group's template) or a node the estimator
 // added. `state` gives labels, taints and allocatable; `requested` and `pods` are the
@@ -20,7 +67,7 @@ struct SnapNode
 {
   const cluster::NodeState* state = nullptr;
   model::Resources requested;          // incl. DaemonSet pods and one `pods` per pod
-  std::vector<const model::Pod*> pods; // non-DaemonSet pods, in the order they were added
+  SnapPods pods;                       // non-DaemonSet pods, in the order they were added
   std::int32_t group = -1;             // node group index, -1 for nodes of no group
   cluster::NodeIndex cluster_node = cluster::k_none; // index in the cluster, k_none for copies
   bool real = false;                   // a registered node of the cluster (not a template copy)
@@ -92,23 +139,27 @@ private:
     bool owned = false;
   };
 
-  // Node names (views of the nodes' own), each with the last node added under it, sorted by
-  // hash then name (names share long prefixes); built on demand by find(), then kept up to date
-  // by additions and reverts.
-  struct NameEntry
+  // Node names by hash in an open-addressed table (built on demand by find(), then kept up to
+  // date by additions and reverts): each name maps to the last node added under it. A slot
+  // holds the node index + 1; 0 is free, k_erased a removed entry that probes pass over.
+  struct NameSlot
   {
     std::size_t hash = 0;
-    std::string_view name;
-    std::size_t node = 0;
+    std::uint32_t node = 0;
   };
+  static constexpr std::uint32_t k_erased = 0xffffffffU;
 
   void apply_pod(std::size_t node, const model::Pod& pod, int sign);
-  // Where (hash, name) is or would go in m_by_name.
-  [[nodiscard]] std::vector<NameEntry>::iterator name_at(std::size_t hash, std::string_view name) const;
+  void build_names() const;
+  // The slot holding `name`, or the free slot where it would go.
+  [[nodiscard]] NameSlot& name_slot(std::size_t hash, std::string_view name) const;
+  void name_added(std::size_t node) const;
+  void name_removed(std::size_t node) const;
 
   std::vector<SnapNode> m_nodes;
   std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
-  mutable std::vector<NameEntry> m_by_name;
+  mutable std::vector<NameSlot> m_by_name; // size a power of two, at least twice the entries
+  mutable std::size_t m_names_used = 0;    // slots not free (entries and erased ones)
   mutable bool m_by_name_valid = false;
   std::vector<Op> m_log;
   std::size_t m_anti_affinity_pods = 0;

@@ -203,7 +203,17 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     candidate_pods += c.reschedulable.size();
   }
   in.pods.reserve(pending.size() + candidate_pods + ctx.deleting_pods->size());
-  in.pods.assign(pending.begin(), pending.end());
+  // The pending pods lead every simulation of the context (the cluster stands still): listed once.
+  if (ctx.scratch.pods_begin_with_pending) {
+#ifndef NDEBUG
+    CAPSIM_CHECK(in.pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), in.pods.begin()),
+                 "consolidation: the remembered pending pods changed");
+#endif
+    in.pods.resize(pending.size());
+  } else {
+    in.pods.assign(pending.begin(), pending.end());
+    ctx.scratch.pods_begin_with_pending = true;
+  }
   in.pods_start_with_pending = true;
   const bool no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
   for (const auto& c : candidates) {

@@ -62,7 +62,8 @@ struct SimulationContext
   // Buffers the simulations run with this context reuse (a pass runs thousands).
   struct Scratch
   {
-    std::optional<SolveInput> input; // the controller's solve input, made on first use
+    std::optional<SolveInput> input;      // the controller's solve input, made on first use
+    bool pods_begin_with_pending = false; // input->pods still starts with the cluster's pending pods
     std::vector<cluster::NodeIndex> candidates;
     std::vector<cluster::PodIndex> from_deleting;
   };

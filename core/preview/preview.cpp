@@ -698,7 +698,7 @@ void cluster_autoscaler(const model::Scenario& sc, const cluster::Cluster& clust
       done("min-size", fmt::format("node group {} is at its minSize ({})", v.pool, sc.node_groups[n.pool].min_size));
       continue;
     }
-    const std::vector<const model::Pod*> to_move = sn.pods;
+    const std::vector<const model::Pod*> to_move = sn.pods.list();
     std::string blocked;
     std::string blocked_code;
     for (const auto* p : to_move) {

@@ -268,3 +268,108 @@ TEST_CASE("snapshot: nodes are found by name through additions, reverts and clea
   s.add_node(snap_node(a));
   CHECK(s.find("node-a") == 0);
 }
+
+TEST_CASE("snapshot: names stay found while the table grows and reverted names are reused", "[cas][snapshot]")
+{
+  const auto base = node_state("node-0", 2000, 4);
+  Snapshot s;
+  SnapNode first;
+  first.state = &base;
+  s.add_node(std::move(first));
+  CHECK(s.find("node-0") == 0); // the table is built here, for one node
+  // Far more nodes than the table first had room for, added after it was built.
+  const auto mark = s.mark();
+  for (int i = 1; i <= 200; ++i) {
+    CHECK(s.add_copy(base, "copy-" + std::to_string(i), {}, 0) == static_cast<std::size_t>(i));
+  }
+  for (int i = 1; i <= 200; ++i) {
+    CHECK(s.find("copy-" + std::to_string(i)) == static_cast<std::size_t>(i));
+  }
+  CHECK(s.find("node-0") == 0);
+  // Reverted and added again, over and over: removed entries never hide a name.
+  for (int round = 0; round < 5; ++round) {
+    s.revert(mark);
+    CHECK(s.size() == 1);
+    CHECK(s.find("copy-1") == SIZE_MAX);
+    CHECK(s.find("copy-200") == SIZE_MAX);
+    for (int i = 1; i <= 60; ++i) {
+      s.add_copy(base, "copy-" + std::to_string(i * (round + 1)), {}, 0);
+    }
+    for (int i = 1; i <= 60; ++i) {
+      CHECK(s.find("copy-" + std::to_string(i * (round + 1))) == static_cast<std::size_t>(i));
+    }
+    CHECK(s.find("node-0") == 0);
+  }
+}
+
+TEST_CASE("snapshot: reverting a node added under a name in use keeps every other name found", "[cas][snapshot]")
+{
+  // Seven names in a table of sixteen slots; under libstdc++'s string hash node-4, node-9,
+  // node-10 and node-11 share a home slot (as do node-0 and node-8), so they sit past each
+  // other: dropping one name must not cut the others off.
+  std::vector<cluster::NodeState> states;
+  for (const int i : {4, 9, 10, 11, 0, 8, 3}) {
+    states.push_back(node_state("node-" + std::to_string(i), 2000, 4));
+  }
+  for (std::size_t k = 0; k < states.size(); ++k) {
+    Snapshot s;
+    for (const auto& st : states) {
+      SnapNode n;
+      n.state = &st;
+      s.add_node(std::move(n));
+    }
+    CHECK(s.find(states[k].name) == k);
+    const auto mark = s.mark();
+    CHECK(s.find(states[k].name) == s.add_copy(states[k], states[k].name, {}, 0));
+    s.revert(mark);
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      if (i != k) {
+        CHECK(s.find(states[i].name) == i);
+      }
+    }
+  }
+}
+
+TEST_CASE("snapshot: a registered node's pods are the cluster's until changed, and reverts restore them",
+          "[cas][snapshot]")
+{
+  cluster::Cluster cluster;
+  const auto n = cluster.add_node(node_state("node-a", 4000, 8));
+  const auto spec = make_spec("web", 100, 128);
+  std::vector<cluster::PodIndex> bound;
+  for (int i = 0; i < 3; ++i) {
+    bound.push_back(cluster.add_pod(make_pod("web-" + std::to_string(i), spec)));
+    cluster.bind(bound.back(), n, 0);
+  }
+  const auto other = cluster.add_pod(make_pod("other", spec));
+  const auto pod = [&](cluster::PodIndex i) { return &cluster.pod(i).pod; };
+
+  Snapshot s;
+  for (int loop = 0; loop < 2; ++loop) { // the second loop reuses the first one's buffers
+    s.clear();
+    SnapNode sn;
+    sn.state = &cluster.node(n);
+    sn.requested = cluster.node(n).requested;
+    sn.pods.refer(cluster, cluster.node(n).pods, s.spare_pod_list());
+    CHECK(sn.pods.size() == 3); // counted without converting
+    s.add_node(std::move(sn), false);
+    CHECK(s.node(0).pods.list() == std::vector<const model::Pod*>{pod(bound[0]), pod(bound[1]), pod(bound[2])});
+
+    const auto mark = s.mark();
+    s.remove_pod(0, *pod(bound[1]));
+    s.add_pod(0, *pod(other));
+    CHECK(s.node(0).pods.list() == std::vector<const model::Pod*>{pod(bound[0]), pod(bound[2]), pod(other)});
+    s.revert(mark);
+    CHECK(s.node(0).pods.list() == std::vector<const model::Pod*>{pod(bound[0]), pod(bound[1]), pod(bound[2])});
+  }
+  // Changed before it was ever read: converted first, then changed.
+  s.clear();
+  SnapNode sn;
+  sn.state = &cluster.node(n);
+  sn.pods.refer(cluster, cluster.node(n).pods, s.spare_pod_list());
+  s.add_node(std::move(sn), false);
+  s.add_pod(0, *pod(other));
+  CHECK(s.node(0).pods.size() == 4);
+  CHECK(s.node(0).pods[3] == pod(other));
+  CHECK(s.node(0).pods[0] == pod(bound[0]));
+}
