@@ -1,6 +1,7 @@
 #include "core/cas/pod_groups.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
 
@@ -54,19 +55,90 @@ std::vector<PodGroup> build_pod_groups(const std::vector<const model::Pod*>& pod
   return groups;
 }
 
+std::size_t HintTable::home(const model::Pod* pod) const
+{
+  // Fibonacci hashing of the address (pods are apart by far more than 16 bytes).
+  const auto x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pod) >> 4U);
+  return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ULL) >> 32U) & (m_slots.size() - 1);
+}
+
+const std::string* HintTable::find(const model::Pod* pod) const
+{
+  if (m_used == 0) {
+    return nullptr;
+  }
+  for (std::size_t k = home(pod);; k = (k + 1) & (m_slots.size() - 1)) {
+    const auto& slot = m_slots[k];
+    if (slot.pod == pod) {
+      return &slot.node;
+    }
+    if (slot.pod == nullptr) {
+      return nullptr;
+    }
+  }
+}
+
+void HintTable::set(const model::Pod* pod, std::string_view node)
+{
+  if (2 * (m_used + 1) > m_slots.size() && find(pod) == nullptr) {
+    grow();
+  }
+  std::size_t k = home(pod);
+  while (m_slots[k].pod != nullptr && m_slots[k].pod != pod) {
+    k = (k + 1) & (m_slots.size() - 1);
+  }
+  auto& slot = m_slots[k];
+  if (slot.pod == nullptr) {
+    slot.pod = pod;
+    ++m_used;
+  }
+  if (slot.node.data() != node.data()) { // not the slot's own name (a hint taken again)
+    slot.node.assign(node);
+  }
+}
+
+void HintTable::grow()
+{
+  std::vector<Slot> old(std::max<std::size_t>(16, 2 * m_slots.size()));
+  old.swap(m_slots);
+  for (auto& s : old) {
+    if (s.pod == nullptr) {
+      continue;
+    }
+    std::size_t k = home(s.pod);
+    while (m_slots[k].pod != nullptr) {
+      k = (k + 1) & (m_slots.size() - 1);
+    }
+    m_slots[k].pod = s.pod;
+    m_slots[k].node = std::move(s.node);
+  }
+}
+
+void HintTable::clear()
+{
+  for (auto& s : m_slots) {
+    s.pod = nullptr; // the name keeps its buffer
+  }
+  m_used = 0;
+}
+
+void HintTable::swap(HintTable& other) noexcept
+{
+  m_slots.swap(other.m_slots);
+  std::swap(m_used, other.m_used);
+}
+
 const std::string* HintingSimulator::hint(const model::Pod* pod) const
 {
-  auto it = m_current.find(pod);
-  if (it != m_current.end()) {
-    return &it->second;
+  if (const std::string* h = m_current.find(pod)) {
+    return h;
   }
-  it = m_old.find(pod);
-  return it == m_old.end() ? nullptr : &it->second;
+  return m_old.find(pod);
 }
 
 void HintingSimulator::drop_old_hints()
 {
-  m_old = std::move(m_current);
+  m_old.swap(m_current);
   m_current.clear();
 }
 
@@ -99,7 +171,7 @@ std::vector<std::optional<std::size_t>> HintingSimulator::try_schedule_pods(
         if (node < snapshot.size() && (!acceptable || acceptable(node))
             && check_predicates(snapshot, node, *pods[i]) == Filter::none) {
           snapshot.add_pod(node, *pods[i]);
-          m_current[pods[i]] = *h;
+          m_current.set(pods[i], *h);
           result[i] = node;
           continue;
         }
@@ -122,7 +194,7 @@ std::vector<std::optional<std::size_t>> HintingSimulator::try_schedule_pods(
         node = schedule_on_any(snapshot, *pods[i], acceptable, ordering);
       }
       if (node) {
-        m_current[pods[i]] = snapshot.node(*node).state->name;
+        m_current.set(pods[i], snapshot.node(*node).state->name);
         result[i] = node;
         continue;
       }

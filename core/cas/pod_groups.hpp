@@ -6,7 +6,7 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 namespace capsim::cas {
@@ -33,6 +33,30 @@ inline constexpr std::size_t k_max_groups_per_controller = 10;
 // its order is random; ours is the pods' order).
 [[nodiscard]] std::vector<PodGroup> build_pod_groups(const std::vector<const model::Pod*>& pods);
 
+// Pod -> name of the node it was placed on, open-addressed by the pod's address: slots keep
+// their name's buffer when cleared, so a loop's hints allocate nothing once the table has grown
+// (a map allocated a node and a name per placement, every loop). Only looked up, never listed.
+class HintTable
+{
+public:
+  [[nodiscard]] const std::string* find(const model::Pod* pod) const;
+  void set(const model::Pod* pod, std::string_view node);
+  void clear();
+  void swap(HintTable& other) noexcept;
+
+private:
+  struct Slot
+  {
+    const model::Pod* pod = nullptr; // nullptr: free
+    std::string node;
+  };
+  [[nodiscard]] std::size_t home(const model::Pod* pod) const;
+  void grow();
+
+  std::vector<Slot> m_slots; // size 0 or a power of two, at least twice m_used
+  std::size_t m_used = 0;
+};
+
 // The HintingSimulator of filter-out-schedulable and of the removal simulation: pods are
 // tried by priority (highest first, stable), each first on the node a previous run placed it
 // on (its hint), then on any node in NodeOrdering; a pod whose similar pod (same controller
@@ -54,8 +78,8 @@ public:
 private:
   [[nodiscard]] const std::string* hint(const model::Pod* pod) const;
 
-  std::unordered_map<const model::Pod*, std::string> m_current;
-  std::unordered_map<const model::Pod*, std::string> m_old;
+  HintTable m_current;
+  HintTable m_old;
 };
 
 } // namespace capsim::cas

@@ -373,3 +373,38 @@ TEST_CASE("snapshot: a registered node's pods are the cluster's until changed, a
   CHECK(s.node(0).pods[3] == pod(other));
   CHECK(s.node(0).pods[0] == pod(bound[0]));
 }
+
+TEST_CASE("hint table: set, overwrite, clear and swap keep every pod's node through growth", "[cas][filter]")
+{
+  const auto spec = make_spec("web", 100, 128);
+  std::vector<model::Pod> pods;
+  add_pods(pods, "web", spec, 300);
+  HintTable current;
+  HintTable old;
+  CHECK(current.find(&pods[0]) == nullptr);
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    current.set(&pods[i], "node-" + std::to_string(i % 7));
+  }
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    REQUIRE(current.find(&pods[i]) != nullptr);
+    CHECK(*current.find(&pods[i]) == "node-" + std::to_string(i % 7));
+  }
+  // Overwritten, and set again from its own entry (a hint taken again).
+  current.set(&pods[5], "elsewhere");
+  current.set(&pods[5], *current.find(&pods[5]));
+  CHECK(*current.find(&pods[5]) == "elsewhere");
+
+  // drop_old_hints: the current table becomes the old one, the current one starts empty.
+  old.swap(current);
+  current.clear();
+  CHECK(current.find(&pods[0]) == nullptr);
+  CHECK(*old.find(&pods[0]) == "node-0");
+  current.set(&pods[1], "fresh");
+  CHECK(*current.find(&pods[1]) == "fresh");
+  CHECK(current.find(&pods[2]) == nullptr);
+  CHECK(*old.find(&pods[1]) == "node-1");
+  old.clear();
+  for (const auto& p : pods) {
+    CHECK(old.find(&p) == nullptr);
+  }
+}
