@@ -804,11 +804,15 @@ struct SolveScratch
   std::vector<ReplayPod> replay_queue;   // replay_not_ready
 };
 
-// The thread's scratch, or `fallback` when a solve on this thread is already using it.
-SolveScratch& acquire_scratch(SolveScratch& fallback)
+// The thread's scratch, or a new `fallback` when a solve on this thread is already using it
+// (made only then: a solve that is answered at once would otherwise pay for its buffers).
+SolveScratch& acquire_scratch(std::unique_ptr<SolveScratch>& fallback)
 {
   thread_local SolveScratch scratch;
-  SolveScratch& s = scratch.in_use ? fallback : scratch;
+  if (scratch.in_use) {
+    fallback = std::make_unique<SolveScratch>();
+  }
+  SolveScratch& s = scratch.in_use ? *fallback : scratch;
   s.in_use = true;
   s.pods.clear();
   s.batch.clear();
@@ -940,7 +944,7 @@ private:
   std::vector<model::ResourceId> m_dims;
   bool m_any_host_ports = false;
 
-  SolveScratch m_own_scratch; // used only when the thread's scratch is taken
+  std::unique_ptr<SolveScratch> m_own_scratch; // made only when the thread's scratch is taken
   SolveScratch& m_scratch;
   std::vector<QueuedPod>& m_pods;
   std::vector<cluster::PodIndex>& m_batch; // sorted pod indices of the batch

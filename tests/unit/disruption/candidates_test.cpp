@@ -404,6 +404,38 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
       sort_candidates(remembered, version, c, &memo);
       CHECK(nodes_of(remembered) == nodes_of(expected));
     }
+    // Polls that drop candidates, add them back in other places, change a few keys or turn the
+    // whole order around: the remembered order is only a starting point.
+    auto pool = candidates;
+    for (int round = 0; round < 40; ++round) {
+      CAPTURE(round);
+      auto list = input;
+      if (round % 3 == 0 && list.size() > 2) {
+        list.erase(list.begin() + static_cast<std::ptrdiff_t>(next(list.size())));
+      }
+      if (round % 4 == 1) {
+        list.insert(list.begin() + static_cast<std::ptrdiff_t>(next(list.size() + 1)), pool[next(pool.size())]);
+        std::sort(list.begin(), list.end(), [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
+        list.erase(std::unique(list.begin(), list.end(),
+                               [](const Candidate& a, const Candidate& b) { return a.node == b.node; }),
+                   list.end());
+      }
+      for (std::size_t k = next(3); k > 0; --k) {
+        list[next(list.size())].price = 0.05 * static_cast<double>(1 + next(9));
+      }
+      if (round % 10 == 7) {
+        for (auto& x : list) { // every key changes: far from the remembered order
+          x.price = 1.0 / (1.0 + x.price);
+          x.disruption_cost = -x.disruption_cost;
+        }
+      }
+      auto expected = list;
+      sort_candidates(expected, version, c);
+      auto remembered = list;
+      sort_candidates(remembered, version, c, &memo);
+      CHECK(nodes_of(remembered) == nodes_of(expected));
+      input = list;
+    }
   }
 }
 
