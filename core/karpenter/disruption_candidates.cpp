@@ -374,7 +374,13 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
       keys[i].at = memo->order[i];
     }
   } else {
-    const auto before = [](const Key& a, const Key& b) {
+    if (memo != nullptr) {
+      memo->keys.clear();
+      for (const auto& k : keys) {
+        memo->keys.emplace_back(k.first, k.node);
+      }
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
       if (a.first != b.first) {
         return a.first < b.first;
       }
@@ -382,64 +388,7 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
         return *a.name < *b.name;
       }
       return a.node < b.node;
-    };
-    // Polls mostly find the same candidates with a few keys changed: laid out in the last order
-    // (new candidates last), an insertion sort puts them right in a few moves. The order is
-    // total, so any sort gives the same list; a layout far from sorted is sorted outright.
-    bool sorted = false;
-    if (memo != nullptr && !memo->order.empty()) {
-      auto& rank = memo->rank;
-      for (std::size_t r = 0; r < memo->order.size(); ++r) {
-        const auto node = memo->keys[memo->order[r]].second;
-        if (rank.size() <= node) {
-          rank.resize(node + 1, 0);
-        }
-        rank[node] = static_cast<std::uint32_t>(r + 1);
-      }
-      std::vector<Key> laid(memo->order.size() + keys.size());
-      std::size_t fresh = memo->order.size();
-      for (const auto& k : keys) {
-        const std::uint32_t r = k.node < rank.size() ? rank[k.node] : 0;
-        laid[r != 0 ? r - 1 : fresh++] = k;
-      }
-      for (const auto& [first, node] : memo->keys) {
-        rank[node] = 0;
-      }
-      std::size_t kept = 0;
-      for (std::size_t i = 0; i < fresh; ++i) {
-        if (laid[i].name != nullptr) { // slots of candidates gone since are empty
-          laid[kept++] = laid[i];
-        }
-      }
-      laid.resize(kept);
-      std::size_t moves = 0;
-      const std::size_t budget = 4 * laid.size() + 64;
-      for (std::size_t i = 1; i < laid.size() && moves <= budget; ++i) {
-        const Key k = laid[i];
-        std::size_t j = i;
-        for (; j > 0 && before(k, laid[j - 1]) && moves <= budget; --j, ++moves) {
-          laid[j] = laid[j - 1];
-        }
-        laid[j] = k;
-      }
-      if (moves <= budget) {
-        memo->keys.clear(); // the input, in its order
-        for (const auto& k : keys) {
-          memo->keys.emplace_back(k.first, k.node);
-        }
-        keys = std::move(laid);
-        sorted = true;
-      }
-    }
-    if (memo != nullptr && !sorted) {
-      memo->keys.clear();
-      for (const auto& k : keys) {
-        memo->keys.emplace_back(k.first, k.node);
-      }
-    }
-    if (!sorted) {
-      std::sort(keys.begin(), keys.end(), before);
-    }
+    });
     if (memo != nullptr) {
       memo->order.clear();
       for (const auto& k : keys) {

@@ -182,7 +182,6 @@ struct CandidateOrder
 {
   std::vector<std::pair<double, cluster::NodeIndex>> keys; // the sorted list's input, in its order
   std::vector<std::uint32_t> order;                        // input position of each output position
-  std::vector<std::uint32_t> rank; // scratch by node: 1 + position in the last output, else 0
 };
 
 // Consolidation order (consolidation.go sortCandidates): v1.14+ savings ratio descending, v1.13

@@ -57,28 +57,11 @@ public:
 
   [[nodiscard]] bool usable(const catalog::InstanceType& it, const catalog::Offering& o, CapacityType ct) const
   {
-    return o.available && zone_allowed(o.zone) && allows(o.capacity_type, ct)
+    return o.available && (m_zone == nullptr || m_zone->has(o.zone)) && allows(o.capacity_type, ct)
            && (!m_available || m_available(it.name, o.zone, o.capacity_type));
   }
 
 private:
-  // The zone requirement's answer, remembered for the last few zones (a region has a handful;
-  // every type lists its offerings in each).
-  [[nodiscard]] bool zone_allowed(const std::string& zone) const
-  {
-    if (m_zone == nullptr) {
-      return true;
-    }
-    for (std::size_t i = 0; i < m_zones_known; ++i) {
-      if (m_zones[i].first == zone) {
-        return m_zones[i].second;
-      }
-    }
-    const bool allowed = m_zone->has(zone);
-    m_zones[m_zones_known < m_zones.size() ? m_zones_known++ : m_zones.size() - 1] = {zone, allowed};
-    return allowed;
-  }
-
   [[nodiscard]] bool allows(const std::string& name, CapacityType ct) const
   {
     if (m_capacity_type == nullptr) {
@@ -98,8 +81,6 @@ private:
   const model::Requirement* m_capacity_type;
   const OfferingAvailable& m_available;
   mutable std::array<std::int8_t, 3> m_allows{-1, -1, -1}; // per known capacity type, -1 unknown
-  mutable std::array<std::pair<std::string_view, bool>, 8> m_zones{}; // views of the offerings' zones
-  mutable std::size_t m_zones_known = 0;
 };
 
 bool req_allows(const model::Requirements& reqs, std::string_view key, std::string_view value)
