@@ -7,9 +7,20 @@
 #include <exception>
 #include <iostream>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 // Exit codes (SPEC §6): 0 ok; 1 `check` found a regression; 2 bad input or usage; 3 internal error.
 int main(int argc, char** argv)
 {
+#ifdef __GLIBC__
+  // Blocks of 128 KiB and more are mapped and given back when freed. By default glibc raises
+  // that threshold to the largest block freed so far (the trace reader's megabytes), after which
+  // such blocks come from the heap, where a growing cluster's lists left holes that were never
+  // reused: a 4,000-node day held 900 MB of RSS for 100 MB in use (265 MB with this).
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
   CLI::App app{"capsim: offline cluster-capacity and cost simulator for Kubernetes on AWS.\n"
                "Replays a workload through Karpenter and Cluster Autoscaler models and reports\n"
                "nodes, cost, utilization, pending time and disruptions."};

@@ -135,6 +135,7 @@ private:
   bool m_v113 = false;                           // settings.karpenter.version is 1.13
   bool m_graceful_checks_valid = false;
   CandidateOrder m_order; // sort_candidates' last order
+  std::vector<const Candidate*> m_ordered; // single_node's interleaved order (room kept)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -645,7 +646,8 @@ Outcome DisruptionController::single_node()
   }
   const auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
   sort_candidates(cands, version(), *m_cluster, &m_order);
-  const auto ordered = interleave_pools(cands);
+  auto& ordered = m_ordered;
+  interleave_pools(cands, ordered);
   const bool balanced = any_balanced();
   const auto totals = balanced ? pool_totals(cands) : std::vector<PoolTotals>{};
   const SimulationContext ctx = sim_context();

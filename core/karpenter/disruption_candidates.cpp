@@ -359,7 +359,9 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
     std::uint32_t at = 0;
   };
   const bool v113 = is_v113(version);
-  std::vector<Key> keys(candidates.size());
+  // Kept between calls: a large allocation per poll has glibc consolidate its free lists.
+  thread_local std::vector<Key> keys;
+  keys.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
     keys[i] = {v113 ? c.disruption_cost : -c.savings_ratio(), &cluster.node(c.node).name, c.node,
@@ -409,8 +411,16 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
   }
 }
 
-std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sorted)
+void interleave_pools(const std::vector<Candidate>& sorted, std::vector<const Candidate*>& out)
 {
+  out.clear();
+  out.reserve(sorted.size());
+  if (std::all_of(sorted.begin(), sorted.end(), [&](const Candidate& c) { return c.pool == sorted.front().pool; })) {
+    for (const auto& c : sorted) { // one NodePool: the sorted order
+      out.push_back(&c);
+    }
+    return;
+  }
   std::vector<std::uint32_t> pool_ids;
   for (const auto& c : sorted) {
     pool_ids.push_back(c.pool);
@@ -426,8 +436,6 @@ std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sor
   for (const auto& v : by_pool) {
     longest = std::max(longest, v.size());
   }
-  std::vector<const Candidate*> out;
-  out.reserve(sorted.size());
   for (std::size_t i = 0; i < longest; ++i) {
     for (const auto& v : by_pool) {
       if (i < v.size()) {
@@ -435,6 +443,12 @@ std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sor
       }
     }
   }
+}
+
+std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sorted)
+{
+  std::vector<const Candidate*> out;
+  interleave_pools(sorted, out);
   return out;
 }
 

@@ -193,6 +193,8 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
 // Single-node consolidation's shuffleCandidates: round-robin over NodePools (in pool index
 // order; upstream iterates a Go map) keeping each pool's sorted order. Points into `sorted`.
 [[nodiscard]] std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sorted);
+// The same into `out` (its room reused).
+void interleave_pools(const std::vector<Candidate>& sorted, std::vector<const Candidate*>& out);
 
 // Whether the v1.13 ordering and emptiness rules apply.
 [[nodiscard]] bool is_v113(std::string_view version);

@@ -237,8 +237,11 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
 
   // CompatibleAvailableFilter. Solve's options are already known to intersect the claim's
   // requirements (NewNodeClaim::options_compatible); debug builds check that they do.
-  std::vector<Candidate> cands;
-  std::vector<OfferingOption> options;
+  // Kept between launches (a launch lists thousands of offerings: a large block each time).
+  thread_local std::vector<Candidate> cands;
+  thread_local std::vector<OfferingOption> options;
+  cands.clear();
+  options.clear();
   cands.reserve(instance_types.size());
   options.reserve(instance_types.size() * (instance_types.empty() ? 0 : instance_types.front()->offerings.size()));
   // requests.fits_in(allocatable()) over the resources the claim asks for (others cannot fail).

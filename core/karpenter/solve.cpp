@@ -455,6 +455,11 @@ struct SolveCache::Impl
   };
   DomainGroups domain_groups;
   ExistingSnapshot existing;
+  // build_snapshot's buffers, kept between rebuilds (a rebuild per node change allocated lists
+  // of every node anew: large blocks that glibc keeps, so a big cluster's RSS grew with them).
+  std::vector<ExistingNode> spare_nodes;
+  std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> spare_position;
+  std::vector<ExistingNode> fresh_nodes;
   // The NodePool templates (prepare_templates) for one pools_generation, availability of each
   // pool's types, DaemonSet list and minValues policy; solves use them in place.
   struct Templates
@@ -1526,10 +1531,23 @@ void Scheduler::build_snapshot(bool reuse)
   // bindings touched since is redone.
   ExistingSnapshot old;
   reuse = reuse && snapshot_inputs_same();
+  FreeCapacityIndex index = std::move(snap.index); // one index throughout: its versions only grow
+  std::vector<ExistingNode> nodes_buffer;
+  std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> position_buffer;
   if (reuse) {
     old = std::move(snap);
+    nodes_buffer = std::move(m_cache.spare_nodes);
+    position_buffer = std::move(m_cache.spare_position);
+  } else {
+    nodes_buffer = std::move(snap.nodes);
+    position_buffer = std::move(snap.position);
   }
+  nodes_buffer.clear();
+  position_buffer.clear();
   snap = ExistingSnapshot{};
+  snap.nodes = std::move(nodes_buffer);
+  snap.position = std::move(position_buffer);
+  snap.index = std::move(index);
   snap.cluster = m_cluster.instance_id();
   snap.epoch = m_cluster.node_epoch();
   snap.bindings = m_cluster.binding_log().size();
@@ -1540,7 +1558,8 @@ void Scheduler::build_snapshot(bool reuse)
   snap.host_ports = m_any_host_ports;
   const auto& nodes = m_cluster.nodes();
   std::vector<char> kept(old.nodes.size(), 0);
-  std::vector<ExistingNode> fresh;
+  std::vector<ExistingNode>& fresh = m_cache.fresh_nodes;
+  fresh.clear();
   // A kept entry's free capacity stands (as of old.bindings) unless a binding since touched its
   // node.
   std::vector<cluster::NodeIndex> rebound;
@@ -1579,7 +1598,11 @@ void Scheduler::build_snapshot(bool reuse)
     return c != 0 ? c < 0 : x.index < y.index;
   };
   std::sort(fresh.begin(), fresh.end(), before);
-  snap.nodes.reserve(fresh.size() + old.nodes.size());
+  // With room to grow: the buffers are reused by the next rebuilds of a growing cluster.
+  const std::size_t count = fresh.size() + static_cast<std::size_t>(std::count(kept.begin(), kept.end(), 1));
+  if (snap.nodes.capacity() < count) {
+    snap.nodes.reserve(count + count / 2);
+  }
   std::size_t f = 0;
   for (std::size_t pos = 0; pos < old.nodes.size(); ++pos) {
     if (kept[pos] == 0) {
@@ -1598,7 +1621,9 @@ void Scheduler::build_snapshot(bool reuse)
   while (f < fresh.size()) {
     snap.nodes.push_back(std::move(fresh[f++]));
   }
-  snap.position.reserve(snap.nodes.size());
+  if (snap.position.capacity() < snap.nodes.size()) {
+    snap.position.reserve(snap.nodes.size() + snap.nodes.size() / 2);
+  }
   snap.pool_capacity.assign(m_input.node_pools.size(), model::Resources{});
   snap.pool_nodes.assign(m_input.node_pools.size(), 0);
   for (std::uint32_t pos = 0; pos < snap.nodes.size(); ++pos) {
@@ -1617,6 +1642,13 @@ void Scheduler::build_snapshot(bool reuse)
   std::sort(snap.position.begin(), snap.position.end());
   snap.index.build(snap.nodes);
   snap.valid = true;
+  fresh.clear();
+  if (reuse) { // the old lists' room, for the next rebuild
+    old.nodes.clear();
+    old.position.clear();
+    m_cache.spare_nodes = std::move(old.nodes);
+    m_cache.spare_position = std::move(old.position);
+  }
 #ifndef NDEBUG
   if (reuse) {
     check_snapshot_against_fresh("reused");

@@ -440,3 +440,41 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
 }
 
 } // namespace capsim::karpenter::dtest
+
+namespace capsim::karpenter::dtest {
+
+TEST_CASE("single-node consolidation interleaves NodePools round-robin, keeping each pool's order", "[disruption]")
+{
+  const auto make = [](std::vector<std::uint32_t> pools) {
+    std::vector<Candidate> out;
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      Candidate c;
+      c.node = static_cast<cluster::NodeIndex>(i);
+      c.pool = pools[i];
+      out.push_back(c);
+    }
+    return out;
+  };
+  const auto nodes_of = [](const std::vector<const Candidate*>& list) {
+    std::vector<cluster::NodeIndex> out;
+    for (const auto* c : list) {
+      out.push_back(c->node);
+    }
+    return out;
+  };
+  // Pools 2, 0, 2, 1, 0, 2 in sorted order: round one takes pool 0's first (node 1), pool 1's
+  // (node 3), pool 2's (node 0); round two pool 0's second (4) and pool 2's second (2); then 5.
+  const auto mixed = make({2, 0, 2, 1, 0, 2});
+  CHECK(nodes_of(interleave_pools(mixed)) == std::vector<cluster::NodeIndex>{1, 3, 0, 4, 2, 5});
+  // One pool: the sorted order itself, into a reused list.
+  const auto single = make({7, 7, 7, 7});
+  std::vector<const Candidate*> out{&mixed[0], &mixed[1], &mixed[2], &mixed[3], &mixed[4], &mixed[5], &mixed[0]};
+  interleave_pools(single, out);
+  CHECK(nodes_of(out) == std::vector<cluster::NodeIndex>{0, 1, 2, 3});
+  CHECK(out.front() == &single.front());
+  interleave_pools(mixed, out);
+  CHECK(nodes_of(out) == std::vector<cluster::NodeIndex>{1, 3, 0, 4, 2, 5});
+  CHECK(interleave_pools(std::vector<Candidate>{}).empty());
+}
+
+} // namespace capsim::karpenter::dtest
