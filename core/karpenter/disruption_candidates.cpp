@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -354,9 +355,19 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
   struct Key
   {
     double first = 0; // lower first
+    // The name's first 16 bytes, big-endian and zero-padded: compared as the name is (ties on
+    // the savings ratio are common, and most names share a long NodePool prefix).
+    std::array<std::uint64_t, 2> head{};
     const std::string* name = nullptr;
     cluster::NodeIndex node = cluster::k_none;
     std::uint32_t at = 0;
+  };
+  const auto pack = [](const std::string& s, std::size_t from) {
+    std::uint64_t x = 0;
+    for (std::size_t i = from; i < from + 8; ++i) {
+      x = (x << 8U) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0U);
+    }
+    return x;
   };
   const bool v113 = is_v113(version);
   // Kept between calls: a large allocation per poll has glibc consolidate its free lists.
@@ -364,7 +375,8 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
   keys.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
-    keys[i] = {v113 ? c.disruption_cost : -c.savings_ratio(), &cluster.node(c.node).name, c.node,
+    const std::string& name = cluster.node(c.node).name;
+    keys[i] = {v113 ? c.disruption_cost : -c.savings_ratio(), {pack(name, 0), pack(name, 8)}, &name, c.node,
                static_cast<std::uint32_t>(i)};
   }
   const bool same = memo != nullptr && memo->keys.size() == keys.size()
@@ -386,8 +398,14 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
       if (a.first != b.first) {
         return a.first < b.first;
       }
-      if (*a.name != *b.name) {
-        return *a.name < *b.name;
+      if (a.head != b.head) {
+        return a.head < b.head;
+      }
+      // Equal heads: equal names unless longer than the heads or of other lengths.
+      if (a.name->size() != b.name->size() || a.name->size() > 16) {
+        if (const int c = a.name->compare(*b.name); c != 0) {
+          return c < 0;
+        }
       }
       return a.node < b.node;
     });

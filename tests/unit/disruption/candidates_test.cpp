@@ -332,10 +332,24 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (state >> 33) % n;
   };
+  // Names around the 16 bytes the sort compares packed: prefixes of each other, long names equal
+  // in their first 16 bytes, bytes above 0x7f.
+  const std::vector<std::string> names = {"a",
+                                          "ab",
+                                          "z",
+                                          "default-nodepool",
+                                          "default-nodepoo",
+                                          "default-nodepool-",
+                                          "default-nodepool-abcd",
+                                          "default-nodepool-abcde",
+                                          "default-nodepool-abcdf",
+                                          "default-nodepool-abcdf-and-more",
+                                          "n\xc3\xa9ud-1",
+                                          "n\x7fud-1"};
   std::vector<Candidate> candidates;
   for (int i = 0; i < 300; ++i) {
     cluster::NodeState n;
-    n.name = "node-" + std::to_string(next(40));
+    n.name = next(2) == 0 ? "node-" + std::to_string(next(40)) : names[next(names.size())];
     n.lifecycle = cluster::NodeLifecycle::ready;
     Candidate cand;
     cand.node = c.add_node(n);
