@@ -2,7 +2,7 @@
 # Release benchmarks (issue #8). Never part of the tests: numbers go to bench/RESULTS.md by hand.
 #   ./scripts/bench.sh            B1 scheduling, kube-scheduler binding, B3 disruption pass,
 #                                 B2/B4 at 10k and 100k pods
-#   ./scripts/bench.sh --full     also the 1,000,000-pod week (minutes)
+#   ./scripts/bench.sh --full     also the 1,000,000-pod week and a ~4,000-node day (minutes)
 # Times are wall and CPU seconds from /usr/bin/time, with peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,3 +51,20 @@ for pods in "${sizes[@]}"; do
     python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  nodes', r['nodes'], 'pods', r['pods']['total'], 'cost', r['cost']['total_usd'])" "$dir/$engine.json"
   done
 done
+
+if [[ "${1:-}" == "--full" ]]; then
+  # A large cluster's day: ~4,000 nodes, thousands of consolidation candidates per poll.
+  dir="$work/day"
+  mkdir -p "$dir"
+  cp bench/scenarios/day.yaml "$dir/week.yaml"
+  "$capsim" trace generate --pattern poisson --rate-per-hour 241 --peak-rate-per-hour 955 \
+    --period 24h --duration 36h --runtime lognormal:median=40h,p95=100h \
+    --shapes 250m/512Mi,500m/1Gi,1/2Gi,1/4Gi,2/4Gi,2/8Gi,4/8Gi,4/16Gi,8/16Gi,8/32Gi \
+    --template generated --seed 1 --out "$dir/week.csv"
+  for engine in karpenter cluster-autoscaler; do
+    echo "== large cluster day: $engine"
+    /usr/bin/time -f "$engine: %e s wall, %U s user, %M KB peak RSS" \
+      "$capsim" run "$dir/week.yaml" -e "$engine" -o json --progress never --out "$dir/$engine.json"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  nodes', r['nodes'], 'pods', r['pods']['total'], 'cost', r['cost']['total_usd'])" "$dir/$engine.json"
+  done
+fi
