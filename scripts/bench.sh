@@ -27,6 +27,17 @@ echo "== kube-scheduler binding"
 echo "== B3 disruption pass"
 "$build/bench/disruption_bench" 1000 5000
 
+# Both engines on DIR/week.yaml: time, peak RSS, nodes, pods and cost.
+run_engines() {
+  local dir=$1 label=$2
+  for engine in karpenter cluster-autoscaler; do
+    echo "== $label: $engine"
+    /usr/bin/time -f "$engine: %e s wall, %U s user, %M KB peak RSS" \
+      "$capsim" run "$dir/week.yaml" -e "$engine" -o json --progress never --out "$dir/$engine.json"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  nodes', r['nodes'], 'pods', r['pods']['total'], 'cost', r['cost']['total_usd'])" "$dir/$engine.json"
+  done
+}
+
 sizes=(10000 100000)
 if [[ "${1:-}" == "--full" ]]; then
   sizes+=(1000000)
@@ -44,12 +55,7 @@ for pods in "${sizes[@]}"; do
     --template generated --seed 1 --out "$dir/week.csv"
   echo "== week, $pods pods: trace stats"
   /usr/bin/time -f "trace stats: %e s wall, %U s user, %M KB peak RSS" "$capsim" trace stats "$dir/week.csv" >/dev/null
-  for engine in karpenter cluster-autoscaler; do
-    echo "== week, $pods pods: $engine"
-    /usr/bin/time -f "$engine: %e s wall, %U s user, %M KB peak RSS" \
-      "$capsim" run "$dir/week.yaml" -e "$engine" -o json --progress never --out "$dir/$engine.json"
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  nodes', r['nodes'], 'pods', r['pods']['total'], 'cost', r['cost']['total_usd'])" "$dir/$engine.json"
-  done
+  run_engines "$dir" "week, $pods pods"
 done
 
 if [[ "${1:-}" == "--full" ]]; then
@@ -61,10 +67,5 @@ if [[ "${1:-}" == "--full" ]]; then
     --period 24h --duration 36h --runtime lognormal:median=40h,p95=100h \
     --shapes 250m/512Mi,500m/1Gi,1/2Gi,1/4Gi,2/4Gi,2/8Gi,4/8Gi,4/16Gi,8/16Gi,8/32Gi \
     --template generated --seed 1 --out "$dir/week.csv"
-  for engine in karpenter cluster-autoscaler; do
-    echo "== large cluster day: $engine"
-    /usr/bin/time -f "$engine: %e s wall, %U s user, %M KB peak RSS" \
-      "$capsim" run "$dir/week.yaml" -e "$engine" -o json --progress never --out "$dir/$engine.json"
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results'][0]; print('  nodes', r['nodes'], 'pods', r['pods']['total'], 'cost', r['cost']['total_usd'])" "$dir/$engine.json"
-  done
+  run_engines "$dir" "large cluster day"
 fi
