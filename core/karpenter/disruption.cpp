@@ -652,8 +652,19 @@ Outcome DisruptionController::single_node()
   const auto totals = balanced ? pool_totals(cands) : std::vector<PoolTotals>{};
   const SimulationContext ctx = sim_context();
   bool constrained = false;
-  for (const Candidate* next : ordered) {
-    const Candidate& c = *next;
+  // Most candidates are answered by their remembered stop in well under a microsecond, mostly
+  // spent waiting for memory: what the next ones read is loaded ahead.
+  const auto& cache = m_ctl.cache();
+  constexpr std::size_t k_ahead = 8;
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    if (i + 2 * k_ahead < ordered.size()) {
+      __builtin_prefetch(ordered[i + 2 * k_ahead]);
+      __builtin_prefetch(reinterpret_cast<const char*>(ordered[i + 2 * k_ahead]) + 64);
+    }
+    if (i + k_ahead < ordered.size()) {
+      cache.prefetch_remembered_stop(ordered[i + k_ahead]->node);
+    }
+    const Candidate& c = *ordered[i];
     if (budget[c.pool] == 0) {
       constrained = true;
       keep(Method::single_node, c.node,

@@ -334,6 +334,8 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   c.price = memo.price;
   c.reschedulable = memo.reschedulable;
   c.plain_pods = memo.plain_pods;
+  c.spot = node.capacity_type == model::k_capacity_spot;
+  c.pods_revision = node.pods_revision;
   c.reschedule_cost = memo.reschedule_cost;
   const double all_cost = memo.all_cost;
   double lifetime = 1.0;

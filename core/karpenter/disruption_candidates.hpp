@@ -75,7 +75,7 @@ class PodList
 public:
   PodList() = default;
   explicit PodList(std::vector<cluster::PodIndex> pods)
-      : m_pods(std::make_shared<const std::vector<cluster::PodIndex>>(std::move(pods)))
+      : m_pods(std::make_shared<const std::vector<cluster::PodIndex>>(std::move(pods))), m_size(m_pods->size())
   {
   }
 
@@ -85,12 +85,13 @@ public:
   }
   [[nodiscard]] auto begin() const { return span().begin(); }
   [[nodiscard]] auto end() const { return span().end(); }
-  [[nodiscard]] std::size_t size() const { return m_pods ? m_pods->size() : 0; }
+  [[nodiscard]] std::size_t size() const { return m_size; } // without reading the list
   [[nodiscard]] bool empty() const { return size() == 0; }
   [[nodiscard]] bool operator==(const PodList& o) const { return std::ranges::equal(span(), o.span()); }
 
 private:
   std::shared_ptr<const std::vector<cluster::PodIndex>> m_pods;
+  std::size_t m_size = 0;
 };
 
 // A node considered for disruption, with what the methods need to rank and simulate it.
@@ -106,6 +107,8 @@ struct Candidate
   // Each of them has a spec and no karpenter.sh/do-not-disrupt annotation, so it is currently
   // reschedulable unless a PDB fully blocks it.
   bool plain_pods = false;
+  bool spot = false;               // the node's capacity type is spot
+  std::uint64_t pods_revision = 0; // the node's NodeState::pods_revision when the candidate was made
   double reschedule_cost = 1.0; // 1 + sum of positive eviction costs of reschedulable pods
   double disruption_cost = 0;   // v1.13: sum of eviction costs x lifetime remaining
 

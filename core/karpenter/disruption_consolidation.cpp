@@ -215,7 +215,38 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     ctx.scratch.pods_begin_with_pending = true;
   }
   in.pods_start_with_pending = true;
+  in.options.consolidation_simulation = consolidation && !is_v113(ctx.version);
+  // Consolidation reads the options only and rebuilds the requirement from those it keeps.
+  in.options.omit_instance_type_requirement = consolidation;
+  in.options.sketch_claims = sketch;
+  in.options.stop_on_delete_veto = stop_on_delete_veto;
+  in.options.now = ctx.now;
   const bool no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
+  // A single candidate whose pods all move: its remembered stop is checked before its pods and
+  // the others are listed (a pass checks thousands of candidates, most answered so).
+  if (stop_on_delete_veto && candidates.size() == 1 && candidates.front().plain_pods && no_pdbs) {
+    const auto& c = candidates.front();
+#ifndef NDEBUG
+    CAPSIM_CHECK(cluster.node(c.node).lifecycle == NodeLifecycle::ready && !cluster.node(c.node).disrupted_taint,
+                 "consolidation: a candidate that is not Ready or is marked for deletion");
+#endif
+    auto& after = ctx.scratch.after;
+    if (!ctx.scratch.after_listed) {
+      after.clear();
+      for (const auto& [n, p] : *ctx.deleting_pods) {
+        after.push_back(p); // the candidate is not deleting: its pods are not among them
+      }
+      ctx.scratch.after_listed = true;
+    }
+    if (remembered_stop_holds(in, c.pods_revision, c.reschedulable.size(), after)) {
+      in.options = base_options;
+      in.pods_start_with_pending = false;
+      Simulation out;
+      out.result.stopped = true;
+      out.failure = k_reason_not_recorded;
+      return out;
+    }
+  }
   for (const auto& c : candidates) {
     if (c.plain_pods && no_pdbs) { // bound pods all (NodeState::pods): no pod is read
 #ifndef NDEBUG
@@ -243,12 +274,6 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     }
   }
   std::sort(from_deleting.begin(), from_deleting.end());
-  in.options.consolidation_simulation = consolidation && !is_v113(ctx.version);
-  // Consolidation reads the options only and rebuilds the requirement from those it keeps.
-  in.options.omit_instance_type_requirement = consolidation;
-  in.options.sketch_claims = sketch;
-  in.options.stop_on_delete_veto = stop_on_delete_veto;
-  in.options.now = ctx.now;
   Simulation out;
   out.result = solve(in);
   in.options = base_options;
@@ -283,9 +308,7 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, std::sp
   const OfferingAvailable available = [&ctx](std::string_view t, std::string_view z, std::string_view ct) {
     return ctx.actuator->offering_available(t, z, ct);
   };
-  const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
-    return ctx.cluster->node(c.node).capacity_type == model::k_capacity_spot;
-  });
+  const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.spot; });
   // Spot candidates without spot-to-spot: a replacement that may be spot is rejected on sight,
   // so sketched claims are enough for most simulations (the full one follows when needed).
   const bool sketch = all_spot && !ctx.spot_to_spot;

@@ -180,10 +180,17 @@ public:
     }
   }
 
+  // What the index compares: CPU, memory and pod count.
+  using Dims = std::array<std::int64_t, 3>;
+  [[nodiscard]] static Dims dims(const model::Resources& r) { return {r.cpu(), r.memory(), r[model::k_pods]}; }
+
   // The first position at or after `from` whose node may fit `r`, or k_end.
   [[nodiscard]] std::size_t next(std::size_t from, const model::Resources& r, bool moving) const
   {
-    const Dims want{r.cpu(), r.memory(), r[model::k_pods]};
+    return next(from, dims(r), moving);
+  }
+  [[nodiscard]] std::size_t next(std::size_t from, const Dims& want, bool moving) const
+  {
     if (from < m_size) {
       // Searches often resume at a node already found to fit: no descent then.
       const Entry& e = m_max[m_leaves + from];
@@ -200,7 +207,10 @@ public:
   // shapes once per candidate, between solves that leave the index as they found it.
   [[nodiscard]] std::size_t first_fit_except(const model::Resources& r, bool moving, std::size_t skip) const
   {
-    const Dims want{r.cpu(), r.memory(), r[model::k_pods]};
+    return first_fit_except(dims(r), moving, skip);
+  }
+  [[nodiscard]] std::size_t first_fit_except(const Dims& want, bool moving, std::size_t skip) const
+  {
     FitMemo* hit = nullptr;
     for (auto& m : m_fit_memo) {
       if (m.version == m_version && m.moving == moving && m.want == want) {
@@ -211,19 +221,19 @@ public:
     if (hit == nullptr) {
       hit = &m_fit_memo[m_fit_memo_next];
       m_fit_memo_next = (m_fit_memo_next + 1) % m_fit_memo.size();
-      *hit = FitMemo{m_version, want, moving, next(0, r, moving), k_unknown};
+      *hit = FitMemo{m_version, want, moving, next(0, want, moving), k_unknown};
     }
     std::size_t fit = hit->first;
     if (fit != k_end && fit == skip) {
       if (hit->second == k_unknown) {
-        hit->second = next(skip + 1, r, moving);
+        hit->second = next(skip + 1, want, moving);
       }
       fit = hit->second;
     }
 #ifndef NDEBUG
-    std::size_t fresh = next(0, r, moving);
+    std::size_t fresh = next(0, want, moving);
     if (fresh != k_end && fresh == skip) {
-      fresh = next(skip + 1, r, moving);
+      fresh = next(skip + 1, want, moving);
     }
     CAPSIM_CHECK(fresh == fit, "FreeCapacityIndex: a remembered first fit differs from a fresh search");
 #endif
@@ -235,7 +245,6 @@ public:
   void restore_version(std::uint64_t v) { m_version = v; }
 
 private:
-  using Dims = std::array<std::int64_t, 3>;
   static constexpr Dims k_empty{INT64_MIN, INT64_MIN, INT64_MIN};
   struct Entry
   {
@@ -345,6 +354,21 @@ struct PodsSummary
     host_ports = host_ports || o.host_ports;
   }
 };
+
+// The DaemonSets a cached structure was made for are `ds` (SolveInput::daemon_sets).
+bool same_daemons(const std::vector<const model::PodSpec*>& specs, const std::vector<model::PodSpecPtr>& ds)
+{
+  return specs.size() == ds.size()
+         && std::equal(specs.begin(), specs.end(), ds.begin(),
+                       [](const model::PodSpec* s, const model::PodSpecPtr& d) { return s == d.get(); });
+}
+
+// The template's pool has limits in this solve.
+bool limited(const SolveInput& input, const Template& t)
+{
+  const bool given = input.remaining_limits.size() == input.node_pools.size();
+  return !(given ? input.remaining_limits[t.input] : limits_of(*t.pool)).empty();
+}
 
 // NewQueue's order: CPU desc, memory desc, creation asc, then name and index.
 bool queued_before(const model::Resources& ra, const model::Pod& a, cluster::PodIndex ia, const model::Resources& rb,
@@ -516,6 +540,152 @@ struct SolveCache::Impl
   };
   std::vector<Veto> vetoes; // by NodeIndex of the candidate
   std::size_t veto_hits = 0;
+  // The remembered stops as remembered_stop_holds reads them before a solve is set up: a pass
+  // checks thousands of candidates, and a Veto spans ~9 cache lines over three allocations.
+  // Kept equal to the node's Veto entry by sync_quick_stop after every change: what every check
+  // reads in one cache line, the rest apart.
+  struct alignas(64) QuickStop
+  {
+    enum class Kind : std::uint8_t
+    {
+      none,      // no entry, or one these checks do not answer (a not_ready prefix)
+      no_room,
+      not_ready, // with no prefix
+    };
+    Kind kind = Kind::none;
+    bool ignore_preferences = false;
+    bool moving_view = false;
+    bool tolerate_pns = false;
+    bool summary_plain = false;  // the summary has no topology and no host ports
+    bool zone_only = false;      // the summary's
+    bool basic_requests = false; // the stop pod requests CPU, memory and pods only
+    std::uint32_t pod_count = 0; // of Veto::pods
+    cluster::NodeIndex node = 0; // not_ready: the node the stop pod went to
+    std::uint64_t pods_revision = 0;
+    // The stop pod's CPU and memory requests (its pods request is 1, as every pod's) and its
+    // place in the queue.
+    std::int64_t cpu = 0;
+    std::int64_t memory = 0;
+    SimTime arrival = 0;
+    std::uint64_t node_stamp = 0; // not_ready
+    std::uint64_t pools = 0;      // not_ready
+
+    [[nodiscard]] FreeCapacityIndex::Dims want() const { return {cpu, memory, 1}; }
+    bool operator==(const QuickStop&) const = default;
+  };
+  static_assert(sizeof(QuickStop) == 64);
+  struct QuickStopRest
+  {
+    std::uint32_t summary_dims = 0;
+    std::uint32_t keeps_spot_dims = 0; // no_room
+    std::uint64_t templates = 0;       // no_room
+    // no_room: keeps_spot_for minus the summary's requests, the room left for the other pods.
+    model::Resources slack;
+
+    bool operator==(const QuickStopRest&) const = default;
+  };
+  std::vector<QuickStop> quick_stops; // by NodeIndex, as vetoes
+  std::vector<QuickStopRest> quick_stops_rest;
+
+  void sync_quick_stop(const cluster::Cluster& cluster, cluster::NodeIndex node)
+  {
+    if (node >= vetoes.size()) {
+      return;
+    }
+    if (quick_stops.size() < vetoes.size()) {
+      quick_stops.resize(vetoes.size());
+      quick_stops_rest.resize(vetoes.size());
+    }
+    quick_stop(cluster, vetoes[node], quick_stops[node], quick_stops_rest[node]);
+  }
+
+  static void quick_stop(const cluster::Cluster& cluster, const Veto& v, QuickStop& q, QuickStopRest& rest)
+  {
+    q = {};
+    rest = {};
+    if (!v.valid || (v.kind == Veto::Kind::not_ready && !v.prefix.empty()) || v.requests[model::k_pods] != 1) {
+      return;
+    }
+    q.kind = v.kind == Veto::Kind::no_room ? QuickStop::Kind::no_room : QuickStop::Kind::not_ready;
+    q.ignore_preferences = v.ignore_preferences;
+    q.moving_view = v.moving_view;
+    q.tolerate_pns = v.tolerate_pns;
+    q.summary_plain = !v.summary.topology && !v.summary.host_ports;
+    q.zone_only = v.summary.zone_only;
+    q.basic_requests = true;
+    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+      if (d != model::k_cpu && d != model::k_memory && d != model::k_pods && v.requests.v[d] != 0) {
+        q.basic_requests = false;
+      }
+    }
+    q.pod_count = static_cast<std::uint32_t>(v.pods.size());
+    q.node = v.node;
+    q.pods_revision = v.pods_revision;
+    q.cpu = v.requests.cpu();
+    q.memory = v.requests.memory();
+    q.arrival = cluster.pod(v.pod).pod.arrival;
+    q.node_stamp = v.node_stamp;
+    q.pools = v.pools;
+    rest.summary_dims = v.summary.dims;
+    rest.keeps_spot_dims = v.keeps_spot_dims;
+    rest.templates = v.templates;
+    rest.slack = v.keeps_spot_for - v.summary.requests;
+  }
+
+  // What remembered_stop_holds reads of the pods every solve of a pass lists besides the
+  // candidate's: the pending pods, then those of deleting nodes. Worked out once per cluster
+  // state, clock value and options.
+  struct QuickPass
+  {
+    bool valid = false;
+    std::uint64_t cluster = 0;
+    std::uint64_t epoch = 0;
+    std::size_t bindings = 0;
+    std::uint64_t pending_revision = 0;
+    SimTime now = 0;
+    bool ignore_preferences = false;
+    bool tolerate_pns = false;
+    std::size_t after = 0; // how many pods follow the candidate's
+    PodsSummary others;
+    std::uint32_t dims = 0; // resources prepare_pods would use besides the candidate's pods'
+    // Them in queue order (valid pods only): a not_ready check places the ones queued before
+    // the stop pod first (replay_not_ready); here they are replayed once for every candidate.
+    struct Queued
+    {
+      cluster::PodIndex pod = 0;
+      std::int64_t cpu = 0;
+      std::int64_t memory = 0;
+      SimTime arrival = 0;
+      bool moved = false; // bound to a node that is not going away
+    };
+    std::vector<Queued> queue;
+    // The replay of `queue` over the snapshot with no node excluded, made on first need: each
+    // placed pod's position and that node's room after it, until a pod is not placed as written
+    // on the first node with room, or is a moved one (then it ends short of the queue).
+    bool replayed = false;
+    struct Step
+    {
+      std::uint32_t pos = 0;
+      model::Resources remaining;
+    };
+    std::vector<Step> steps;
+    struct Touched // each position the replay placed pods on, and the first step that did
+    {
+      std::uint32_t pos = 0;
+      cluster::NodeIndex node = 0;
+      std::uint32_t first = 0;
+    };
+    std::vector<Touched> touched;
+    std::vector<PoolTypes*> pool_types; // prepare_pools' answer for the current call
+
+    [[nodiscard]] bool matches(const cluster::Cluster& c, const SolveInput& input, bool tolerate, std::size_t n) const
+    {
+      return valid && cluster == c.instance_id() && epoch == c.node_epoch() && bindings == c.binding_log().size()
+             && pending_revision == c.pending_revision() && now == input.options.now
+             && ignore_preferences == input.options.ignore_preferences && tolerate_pns == tolerate && after == n;
+    }
+  };
+  QuickPass quick_pass;
   // The cluster's pending pods as veto_still_holds reads them (every candidate's solve of a
   // poll lists them first): their summary and the scheduled ones in queue order, for one
   // pending list of one cluster and the options that pick their SpecData.
@@ -593,11 +763,74 @@ struct SolveCache::Impl
     for (std::size_t i = 0; i < vetoes.size() && i < cluster.nodes().size(); ++i) {
       if (vetoes[i].valid && cluster.node(static_cast<cluster::NodeIndex>(i)).lifecycle == cluster::NodeLifecycle::terminated) {
         vetoes[i] = {};
+        sync_quick_stop(cluster, static_cast<cluster::NodeIndex>(i));
       }
     }
   }
   std::size_t nodes_pruned_at = 0;
+
+  // Scheduler::prepare_pools for `input`: each pool's types with their current availability
+  // (into `out`), the pools observed; whether a pool has a PreferNoSchedule taint.
+  bool prepare_pools(const SolveInput& input, std::vector<PoolTypes*>& out);
+  // `existing` holds this cluster state for these DaemonSets (and host-port tracking).
+  [[nodiscard]] bool snapshot_current(const cluster::Cluster& cluster, const std::vector<model::PodSpecPtr>& daemons,
+                                      bool host_ports) const;
+  // `templates` hold these pools' types (as prepare_pools left them), DaemonSets and policy.
+  [[nodiscard]] bool templates_current(bool min_values_best_effort, const std::vector<model::PodSpecPtr>& daemons,
+                                       const std::vector<PoolTypes*>& types) const;
 };
+
+bool SolveCache::Impl::prepare_pools(const SolveInput& input, std::vector<PoolTypes*>& out)
+{
+  bool tolerate_pns = false;
+  const auto& inputs = input.node_pools;
+  out.resize(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto& pt = pool_types(i, inputs[i]);
+    const auto& pred = input.offering_available;
+    if (pred) {
+      pt.refresh_availability(input.availability_version, [&](const catalog::InstanceType& it, const catalog::Offering& o) {
+        return pred(it.name, o.zone, o.capacity_type);
+      });
+    } else {
+      pt.refresh_availability(1, [](const catalog::InstanceType&, const catalog::Offering&) { return true; });
+    }
+    out[i] = &pt;
+    for (const auto& t : inputs[i].pool->taints) {
+      if (t.effect == model::TaintEffect::prefer_no_schedule) {
+        tolerate_pns = true;
+      }
+    }
+  }
+  observe_pools(inputs, out);
+  return tolerate_pns;
+}
+
+bool SolveCache::Impl::snapshot_current(const cluster::Cluster& cluster, const std::vector<model::PodSpecPtr>& daemons,
+                                        bool host_ports) const
+{
+  const auto& snap = existing;
+  return snap.valid && snap.cluster == cluster.instance_id() && snap.epoch == cluster.node_epoch()
+         && snap.bindings == cluster.binding_log().size() && snap.host_ports == host_ports
+         && snap.pools_generation == pools_generation && same_daemons(snap.daemons, daemons);
+}
+
+bool SolveCache::Impl::templates_current(bool min_values_best_effort, const std::vector<model::PodSpecPtr>& daemons,
+                                         const std::vector<PoolTypes*>& types) const
+{
+  const auto& cached = templates;
+  if (!cached.valid || cached.pools_generation != pools_generation
+      || cached.min_values_best_effort != min_values_best_effort || !same_daemons(cached.daemons, daemons)
+      || cached.availability.size() != types.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (cached.availability[i] != types[i]->availability_generation()) {
+      return false;
+    }
+  }
+  return true;
+}
 
 SolveCache::SolveCache() : m_impl(std::make_unique<Impl>()) {}
 
@@ -611,6 +844,13 @@ void SolveCache::clear()
 std::size_t SolveCache::veto_memo_hits() const
 {
   return m_impl->veto_hits;
+}
+
+void SolveCache::prefetch_remembered_stop(cluster::NodeIndex node) const
+{
+  if (node < m_impl->quick_stops.size()) {
+    __builtin_prefetch(&m_impl->quick_stops[node]);
+  }
 }
 
 const std::vector<const catalog::InstanceType*>& NodePoolInput::types() const
@@ -849,6 +1089,12 @@ public:
 
   SolveResult run();
 
+  // remembered_stop_holds' record of the pods every solve of a pass lists besides the
+  // candidate's: the input's pods (the pending ones), then `after`. `pass.tolerate_pns` is set.
+  void describe_others(std::span<const cluster::PodIndex> after, SolveCache::Impl::QuickPass& pass);
+  // The pass's replay (QuickPass::steps), over the snapshot as it is now.
+  void replay_others(SolveCache::Impl::QuickPass& pass);
+
 private:
   void prepare_pools();
   void prepare_pods();
@@ -884,6 +1130,12 @@ private:
   void remember_no_room(const QueuedPod& p);
   void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
   [[nodiscard]] bool veto_still_holds();
+  void sync_quick_stop() // after a change of the candidate's Veto entry
+  {
+    if (m_input.excluded_nodes.size() == 1) {
+      m_cache.sync_quick_stop(m_cluster, m_input.excluded_nodes.front());
+    }
+  }
   // SolveCache::Impl::PendingQueue for the cluster's pending pods now.
   const SolveCache::Impl::PendingQueue& pending_queue();
   // not_ready: the remembered prefix placed again (over the shared snapshot, undone by the
@@ -946,6 +1198,7 @@ private:
 
   std::vector<PoolTypes*> m_pool_types; // by input pool
   bool m_tolerate_pns = false;
+  bool m_veto_changed = false; // veto_still_holds updated the candidate's entry
   std::vector<model::ResourceId> m_dims;
   bool m_any_host_ports = false;
 
@@ -1029,26 +1282,7 @@ private:
 
 void Scheduler::prepare_pools()
 {
-  const auto& inputs = m_input.node_pools;
-  m_pool_types.resize(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto& pt = m_cache.pool_types(i, inputs[i]);
-    const auto& pred = m_input.offering_available;
-    if (pred) {
-      pt.refresh_availability(m_input.availability_version, [&](const catalog::InstanceType& it, const catalog::Offering& o) {
-        return pred(it.name, o.zone, o.capacity_type);
-      });
-    } else {
-      pt.refresh_availability(1, [](const catalog::InstanceType&, const catalog::Offering&) { return true; });
-    }
-    m_pool_types[i] = &pt;
-    for (const auto& t : inputs[i].pool->taints) {
-      if (t.effect == model::TaintEffect::prefer_no_schedule) {
-        m_tolerate_pns = true;
-      }
-    }
-  }
-  m_cache.observe_pools(inputs, m_pool_types);
+  m_tolerate_pns = m_cache.prepare_pools(m_input, m_pool_types);
 }
 
 void Scheduler::prepare_pods()
@@ -1212,18 +1446,7 @@ std::string Scheduler::min_values_check(const Template& t, const TypeSet& option
 
 bool Scheduler::templates_current() const
 {
-  const auto& cached = m_cache.templates;
-  if (!cached.valid || cached.pools_generation != m_cache.pools_generation
-      || cached.min_values_best_effort != m_input.options.min_values_best_effort || !same_daemons(cached.daemons)
-      || cached.availability.size() != m_pool_types.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < m_pool_types.size(); ++i) {
-    if (cached.availability[i] != m_pool_types[i]->availability_generation()) {
-      return false;
-    }
-  }
-  return true;
+  return m_cache.templates_current(m_input.options.min_values_best_effort, m_input.daemon_sets, m_pool_types);
 }
 
 void Scheduler::prepare_templates()
@@ -1362,18 +1585,12 @@ void Scheduler::set_spot_possible(Template& t) const
 
 bool Scheduler::same_daemons(const std::vector<const model::PodSpec*>& specs) const
 {
-  const auto& ds = m_input.daemon_sets;
-  return specs.size() == ds.size()
-         && std::equal(specs.begin(), specs.end(), ds.begin(),
-                       [](const model::PodSpec* s, const model::PodSpecPtr& d) { return s == d.get(); });
+  return karpenter::same_daemons(specs, m_input.daemon_sets);
 }
 
 bool Scheduler::snapshot_current() const
 {
-  const auto& snap = m_cache.existing;
-  return snap.valid && snap.cluster == m_cluster.instance_id() && snap.epoch == m_cluster.node_epoch()
-         && snap.bindings == m_cluster.binding_log().size() && snap.host_ports == m_any_host_ports
-         && snap.pools_generation == m_cache.pools_generation && same_daemons(snap.daemons);
+  return m_cache.snapshot_current(m_cluster, m_input.daemon_sets, m_any_host_ports);
 }
 
 bool Scheduler::snapshot_inputs_same() const
@@ -1772,8 +1989,7 @@ const QueuedPod* Scheduler::bound_pod_fitting_nowhere()
 
 bool Scheduler::limited(const Template& t) const
 {
-  const bool given = m_input.remaining_limits.size() == m_input.node_pools.size();
-  return !(given ? m_input.remaining_limits[t.input] : limits_of(*t.pool)).empty();
+  return karpenter::limited(m_input, t);
 }
 
 bool Scheduler::summarize(cluster::PodIndex idx, PodsSummary& out)
@@ -2243,6 +2459,7 @@ bool Scheduler::veto_still_holds()
       v.node = e.index;
       v.node_stamp = m_cluster.node_stamp(e.index);
       v.pools = m_cache.pools_generation;
+      m_veto_changed = true;
     }
     return true;
   }
@@ -2255,6 +2472,7 @@ bool Scheduler::veto_still_holds()
     }
     v.pod = *witness;
     v.requests = pod_requests(m_cluster.pod(*witness).pod);
+    m_veto_changed = true;
   }
   if (!all.zone_only || !templates_current() || (v.templates != m_cache.templates.generation && !became_no_room)
       || std::any_of(m_templates.begin(), m_templates.end(), [this](const Template& t) { return limited(t); })) {
@@ -2293,10 +2511,12 @@ bool Scheduler::veto_still_holds()
     }
     v.keeps_spot_for = all.requests;
     v.keeps_spot_dims = used;
+    m_veto_changed = true;
   }
   if (became_no_room) {
     v.kind = SolveCache::Impl::Veto::Kind::no_room;
     v.templates = m_cache.templates.generation;
+    m_veto_changed = true;
   }
   return true;
 }
@@ -3058,6 +3278,7 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
         && !p.from_deleting && e.node->lifecycle != cluster::NodeLifecycle::ready) {
       m_stopped = true;
       remember_not_ready(p, v, e);
+      sync_quick_stop();
     }
     if (!plan.delta.empty()) {
       m_plain_prefix = false;
@@ -3506,11 +3727,17 @@ SolveResult Scheduler::run()
 {
   CAPSIM_CHECK(m_input.cluster != nullptr, "solve: no cluster");
   prepare_pools();
-  if (m_input.options.stop_on_delete_veto && veto_still_holds()) {
-    ++m_cache.veto_hits;
-    SolveResult out;
-    out.stopped = true;
-    return out;
+  if (m_input.options.stop_on_delete_veto) {
+    const bool holds = veto_still_holds();
+    if (m_veto_changed) {
+      sync_quick_stop();
+    }
+    if (holds) {
+      ++m_cache.veto_hits;
+      SolveResult out;
+      out.stopped = true;
+      return out;
+    }
   }
   prepare_pods();
   prepare_templates();
@@ -3528,6 +3755,7 @@ SolveResult Scheduler::run()
       if (every_claim_keeps_spot()) {
         if (const QueuedPod* witness = bound_pod_fitting_nowhere()) {
           remember_no_room(*witness);
+          sync_quick_stop();
           SolveResult out;
           out.stopped = true;
           return out;
@@ -3624,7 +3852,285 @@ SolveResult Scheduler::run()
   return out;
 }
 
+void Scheduler::describe_others(std::span<const cluster::PodIndex> after, SolveCache::Impl::QuickPass& pass)
+{
+  m_tolerate_pns = pass.tolerate_pns;
+  const auto& q = pending_queue();
+  pass.others = q.summary;
+  pass.replayed = false;
+  pass.queue.clear();
+  const auto queued = [this](cluster::PodIndex i) {
+    const auto& ps = m_cluster.pod(i);
+    const auto r = pod_requests(ps.pod);
+    bool moved = false; // as replay_not_ready tells
+    if (ps.node != cluster::k_none) {
+      const auto& n = m_cluster.node(ps.node);
+      moved = n.lifecycle != cluster::NodeLifecycle::deleting && !n.disrupted_taint;
+    }
+    return SolveCache::Impl::QuickPass::Queued{i, r.cpu(), r.memory(), ps.pod.arrival, moved};
+  };
+  for (const auto i : q.queue) {
+    pass.queue.push_back(queued(i));
+  }
+  for (const auto i : after) {
+    if (summarize(i, pass.others)) {
+      pass.queue.push_back(queued(i));
+    }
+  }
+  std::sort(pass.queue.begin(), pass.queue.end(), [this](const auto& a, const auto& b) {
+    const auto& pa = m_cluster.pod(a.pod).pod;
+    const auto& pb = m_cluster.pod(b.pod).pod;
+    return queued_before(pod_requests(pa), pa, a.pod, pod_requests(pb), pb, b.pod);
+  });
+  // veto_still_holds' resources for every_claim_keeps_spot, less the candidate's pods'.
+  pass.dims = pass.others.dims | (std::uint32_t{1} << model::k_cpu) | (std::uint32_t{1} << model::k_memory)
+              | (std::uint32_t{1} << model::k_pods);
+  for (const auto& ds : m_input.daemon_sets) {
+    const auto r = spec_requests(*ds);
+    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+      if (r.v[d] != 0) {
+        pass.dims |= std::uint32_t{1} << d;
+      }
+    }
+  }
+}
+
+void Scheduler::replay_others(SolveCache::Impl::QuickPass& pass)
+{
+  // replay_not_ready's placements of the pods queued before a stop pod, for the whole queue.
+  m_tolerate_pns = pass.tolerate_pns;
+  pass.replayed = true;
+  pass.steps.clear();
+  pass.touched.clear();
+  auto& snap = m_cache.existing;
+  auto& undo = m_scratch.replay;
+  undo.clear();
+  const auto placed_on = [&](std::size_t pos) {
+    return std::any_of(undo.begin(), undo.end(), [pos](const Undo& u) { return u.pos == pos; });
+  };
+  for (const auto& q : pass.queue) {
+    if (q.moved) {
+      break; // it may stop the solve: left to the full check
+    }
+    const auto r = pod_requests(m_cluster.pod(q.pod).pod);
+    std::size_t f = snap.index.first_fit_except(r, false, FreeCapacityIndex::k_end);
+    while (f != FreeCapacityIndex::k_end && placed_on(f)) {
+      const auto& rem = snap.nodes[f].remaining;
+      if (r.cpu() <= rem.cpu() && r.memory() <= rem.memory() && r[model::k_pods] <= rem[model::k_pods]) {
+        break;
+      }
+      f = snap.index.next(f + 1, r, false);
+    }
+    if (f == FreeCapacityIndex::k_end) {
+      break;
+    }
+    auto& e = snap.nodes[f];
+    if (!placed_as_written(q.pod, r, e) || !m_plan.delta.empty()) {
+      break;
+    }
+    const auto pos = static_cast<std::uint32_t>(f);
+    if (!placed_on(f)) {
+      undo.push_back({pos, e.remaining, 0});
+      pass.touched.push_back({pos, e.index, static_cast<std::uint32_t>(pass.steps.size())});
+    }
+    e.remaining -= r;
+    pass.steps.push_back({pos, e.remaining});
+  }
+  for (const auto& u : undo) {
+    snap.nodes[u.pos].remaining = u.remaining;
+  }
+}
+
+// veto_still_holds' no_room answer for a record whose stop pod still fits nowhere.
+bool no_room_holds(const SolveCache::Impl& c, const SolveInput& input, const SolveCache::Impl::QuickStop& q,
+                   const SolveCache::Impl::QuickStopRest& r, const SolveCache::Impl::QuickPass& pass)
+{
+  if (!q.zone_only || !pass.others.zone_only
+      || !c.templates_current(input.options.min_values_best_effort, input.daemon_sets, pass.pool_types)
+      || r.templates != c.templates.generation
+      || std::any_of(c.templates.list.begin(), c.templates.list.end(), [&](const Template& t) { return limited(input, t); })) {
+    return false;
+  }
+  // every_claim_keeps_spot held for this much in these resources.
+  const std::uint32_t used = pass.dims | r.summary_dims;
+  if (used != r.keeps_spot_dims) {
+    return false;
+  }
+  for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+    if (((used >> d) & 1U) != 0 && pass.others.requests.v[d] > r.slack.v[d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The stop pod still goes, as it did, to `e` with room `rem`, a node that is not Ready.
+bool same_stop_node(const SolveCache::Impl& c, const cluster::Cluster& cluster, const SolveCache::Impl::QuickStop& r,
+                    const ExistingNode& e, const model::Resources& rem)
+{
+  if (e.node->lifecycle == cluster::NodeLifecycle::ready || !r.basic_requests || r.cpu > rem.cpu()
+      || r.memory > rem.memory() || 1 > rem[model::k_pods]) {
+    return false;
+  }
+  for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+    if (d != model::k_cpu && d != model::k_memory && d != model::k_pods && rem.v[d] < 0) {
+      return false; // the stop pod's zero does not fit
+    }
+  }
+  // (On another node, or on this one changed: add_to_existing's checks again, in full.)
+  return e.index == r.node && cluster.node_stamp(e.index) == r.node_stamp && r.pools == c.pools_generation;
+}
+
+// veto_still_holds' not_ready answer (no prefix) for a record whose stop pod's first fit other
+// than the candidate (`node`) is at `fit`.
+bool not_ready_holds(const SolveCache::Impl& c, const cluster::Cluster& cluster, const SolveCache::Impl::QuickStop& r,
+                     const SolveCache::Impl::QuickPass& pass, cluster::NodeIndex node, std::size_t fit)
+{
+  const auto& snap = c.existing;
+  if (!same_stop_node(c, cluster, r, snap.nodes[fit], snap.nodes[fit].remaining)) {
+    return false;
+  }
+  // The others queued before the stop pod (NewQueue order; equal keys up to the name are left to
+  // the full check) are placed first.
+  using Queued = SolveCache::Impl::QuickPass::Queued;
+  const auto& queue = pass.queue;
+  const auto before = std::partition_point(queue.begin(), queue.end(), [&r](const Queued& o) {
+    if (o.cpu != r.cpu) {
+      return o.cpu > r.cpu;
+    }
+    if (o.memory != r.memory) {
+      return o.memory > r.memory;
+    }
+    return o.arrival < r.arrival;
+  });
+  if (before != queue.end() && before->cpu == r.cpu && before->memory == r.memory && before->arrival == r.arrival) {
+    return false;
+  }
+  const auto m = static_cast<std::size_t>(before - queue.begin());
+  if (m == 0) {
+    return true;
+  }
+  // Replayed as they would be with the candidate excluded: none of them went to it.
+  if (!pass.replayed || m > pass.steps.size()
+      || std::any_of(pass.touched.begin(), pass.touched.end(),
+                     [&](const auto& t) { return t.first < m && t.node == node; })) {
+    return false;
+  }
+  const auto placed_on = [&](std::size_t pos) {
+    return std::any_of(pass.touched.begin(), pass.touched.end(),
+                       [&](const auto& t) { return t.first < m && t.pos == pos; });
+  };
+  const auto room = [&](std::size_t pos) -> const model::Resources& {
+    for (std::size_t i = m; i-- > 0;) {
+      if (pass.steps[i].pos == pos) {
+        return pass.steps[i].remaining;
+      }
+    }
+    return snap.nodes[pos].remaining;
+  };
+  const auto want = r.want();
+  const auto skip_candidate = [&](std::size_t f) {
+    return f != FreeCapacityIndex::k_end && snap.nodes[f].index == node ? snap.index.next(f + 1, want, r.moving_view) : f;
+  };
+  std::size_t f = fit;
+  while (f != FreeCapacityIndex::k_end && placed_on(f)) {
+    const auto& rem = room(f);
+    if (want[0] <= rem.cpu() && want[1] <= rem.memory() && want[2] <= rem[model::k_pods]) {
+      break;
+    }
+    f = skip_candidate(snap.index.next(f + 1, want, r.moving_view));
+  }
+  return f != FreeCapacityIndex::k_end && same_stop_node(c, cluster, r, snap.nodes[f], room(f));
+}
+
 } // namespace
+
+bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision, std::size_t pod_count,
+                           std::span<const cluster::PodIndex> after)
+{
+  if (input.cache == nullptr || input.cluster == nullptr || input.excluded_nodes.size() != 1
+      || !input.options.stop_on_delete_veto) {
+    return false;
+  }
+  auto& c = input.cache->impl();
+  const auto& cluster = *input.cluster;
+  const auto node = input.excluded_nodes.front();
+  if (node >= c.quick_stops.size()) {
+    return false;
+  }
+#ifndef NDEBUG
+  {
+    SolveCache::Impl::QuickStop q;
+    SolveCache::Impl::QuickStopRest rest;
+    SolveCache::Impl::quick_stop(cluster, c.vetoes[node], q, rest);
+    CAPSIM_CHECK(q == c.quick_stops[node] && rest == c.quick_stops_rest[node],
+                 "remembered_stop_holds: a record differs from its remembered stop");
+  }
+#endif
+  const auto& r = c.quick_stops[node];
+  if (r.kind == SolveCache::Impl::QuickStop::Kind::none || r.pods_revision != pods_revision || r.pod_count != pod_count
+      || r.ignore_preferences != input.options.ignore_preferences
+      || r.moving_view != input.options.consolidation_simulation || !r.summary_plain
+      || cluster.bound_with_anti_affinity() != 0) {
+    return false;
+  }
+  // As the solve would start: its pools prepared (nothing to do while they stand).
+  auto& pass = c.quick_pass;
+  const bool tolerate_pns = c.prepare_pools(input, pass.pool_types);
+  if (r.tolerate_pns != tolerate_pns) {
+    return false;
+  }
+  if (!pass.matches(cluster, input, tolerate_pns, after.size())) {
+    pass.valid = true;
+    pass.cluster = cluster.instance_id();
+    pass.epoch = cluster.node_epoch();
+    pass.bindings = cluster.binding_log().size();
+    pass.pending_revision = cluster.pending_revision();
+    pass.now = input.options.now;
+    pass.ignore_preferences = input.options.ignore_preferences;
+    pass.tolerate_pns = tolerate_pns;
+    pass.after = after.size();
+    Scheduler s(input, c);
+    s.describe_others(after, pass);
+  }
+  if (pass.others.topology || pass.others.host_ports || !c.snapshot_current(cluster, input.daemon_sets, false)) {
+    return false;
+  }
+  auto& snap = c.existing;
+  if (r.moving_view && snap.index.quiet_now() != input.options.now) {
+    snap.index.set_quiet_now(snap.nodes, input.options.now);
+  }
+  // The first fit other than the candidate (its position is looked up only when that is it).
+  std::size_t fit = snap.index.first_fit_except(r.want(), r.moving_view, FreeCapacityIndex::k_end);
+  if (fit != FreeCapacityIndex::k_end && snap.nodes[fit].index == node) {
+    fit = snap.index.first_fit_except(r.want(), r.moving_view, fit);
+  }
+  const auto& rest = c.quick_stops_rest[node];
+  if (r.kind == SolveCache::Impl::QuickStop::Kind::not_ready && !pass.replayed && !pass.queue.empty()) {
+    Scheduler s(input, c);
+    s.replay_others(pass);
+  }
+  const bool holds = r.kind == SolveCache::Impl::QuickStop::Kind::no_room
+                         ? fit == FreeCapacityIndex::k_end && no_room_holds(c, input, r, rest, pass)
+                         : fit != FreeCapacityIndex::k_end && not_ready_holds(c, cluster, r, pass, node, fit);
+  if (holds) {
+    ++c.veto_hits;
+  }
+#ifndef NDEBUG
+  if (holds) {
+    // The solve agrees (and its memo hit is not counted twice).
+    SolveInput full = input;
+    const auto& pods = c.vetoes[node].pods;
+    full.pods.insert(full.pods.end(), pods.begin(), pods.end());
+    full.pods.insert(full.pods.end(), after.begin(), after.end());
+    const auto hits = c.veto_hits;
+    Scheduler s(full, c);
+    CAPSIM_CHECK(s.run().stopped, "remembered_stop_holds: the solve does not stop");
+    c.veto_hits = hits;
+  }
+#endif
+  return holds;
+}
 
 SolveResult solve(const SolveInput& input)
 {

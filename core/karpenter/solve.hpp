@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -181,6 +182,16 @@ struct SolveResult
 
 [[nodiscard]] SolveResult solve(const SolveInput& input);
 
+// SolveOptions::stop_on_delete_veto for one candidate node, answered from the stop remembered
+// for it before the solve is set up: true when the stop holds just as it was remembered, so the
+// solve would return SolveResult::stopped (counted as a memo hit); false when that takes the
+// solve. `input`: the solve's input with its cache, excluded_nodes {candidate} and, as pods, the
+// cluster's pending pods only; the solve would list after them all of the candidate's
+// reschedulable pods (`pod_count` of them, its pod list at `pods_revision`), then `after`. The
+// candidate is Ready and not marked for deletion.
+[[nodiscard]] bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision, std::size_t pod_count,
+                                         std::span<const cluster::PodIndex> after);
+
 // Requests Karpenter's scheduler uses for a pod: the pod's requests with pods = 1.
 [[nodiscard]] model::Resources pod_requests(const model::Pod& pod);
 
@@ -200,6 +211,10 @@ public:
   // Solves answered by SolveOptions::stop_on_delete_veto's memo (a single candidate stopped
   // before, nothing it depends on changed): the early stop without any preparation.
   [[nodiscard]] std::size_t veto_memo_hits() const;
+
+  // Starts loading what remembered_stop_holds reads first for the node (a pass asks about its
+  // candidates in an order unrelated to where that lies in memory).
+  void prefetch_remembered_stop(cluster::NodeIndex node) const;
 
   struct Impl;
 

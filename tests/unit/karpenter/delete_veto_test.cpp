@@ -145,6 +145,20 @@ void check_consistent(const Env& env, const Runs& runs)
   check_same(runs.early, runs.full);
 }
 
+// remembered_stop_holds for deleting `candidate` (Ready, every pod of it moving) over env's cache:
+// the input of delete_input with the pending pods only.
+bool quick_stop(Env& env, cluster::NodeIndex candidate)
+{
+  SolveInput in = env.input();
+  in.excluded_nodes = {candidate};
+  in.options.consolidation_simulation = true;
+  in.options.sketch_claims = true;
+  in.options.now = env.now;
+  in.options.stop_on_delete_veto = true;
+  const auto& node = env.cluster.node(candidate);
+  return remembered_stop_holds(in, node.pods_revision, node.pods.size(), {});
+}
+
 // The early solve of deleting `candidate` over env's cache (which remembers stops), checked
 // against the same solve over a fresh cache.
 SolveResult early_checked(Env& env, cluster::NodeIndex candidate)
@@ -1049,6 +1063,148 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready pl
   CHECK(moved.existing.back().node == other);
   CHECK(env.cache.veto_memo_hits() == 4);
   (void)launching;
+}
+
+TEST_CASE("remembered_stop_holds: a stop is answered before the solve while it holds as remembered",
+          "[karpenter][solve][consolidation]")
+{
+  // The candidate's pod has no room on the Ready node and goes to the node that is not Ready.
+  Env env(testing::fake_instance_types(10));
+  add_on_demand_pool(env);
+  const auto candidate = env.node("candidate", {}, allocatable(2000));
+  const auto other = env.node("other", {}, allocatable(2600));
+  env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  const auto filler = env.pod(cpu(2000));
+  env.bind(filler, other);
+  env.bind(env.pod(cpu(1000)), candidate);
+  CHECK_FALSE(quick_stop(env, candidate)); // nothing remembered yet
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+  CHECK(env.cache.veto_memo_hits() == 1);
+
+  // A pending pod queued before it goes first, to the node that is not Ready, and leaves room
+  // there: the same answer, with the pending pod placed once for every candidate.
+  const auto between = env.pod(cpu(1100));
+  CHECK(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  env.remove(between);
+  // One that leaves no room there: the solve answers (a NodeClaim for the pod).
+  const auto big = env.pod(cpu(3500));
+  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK_FALSE(early_checked(env, candidate).stopped);
+  env.remove(big);
+  CHECK(quick_stop(env, candidate));
+
+  // A pod joins the candidate: its pod list changed, so the solve's check of the remembered stop
+  // answers (with the pod as one of the others) and this one declines.
+  env.bind(env.pod(cpu(500)), candidate);
+  (void)solve(env.input());
+  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK_FALSE(quick_stop(env, candidate));
+
+  // Room on the Ready node: the check does not answer, the solve moves the pods there.
+  env.remove(filler);
+  (void)solve(env.input());
+  CHECK_FALSE(quick_stop(env, candidate));
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 2);
+  CHECK(moved.existing.front().node == other);
+}
+
+TEST_CASE("remembered_stop_holds: a pending pod whose first fit is the candidate is left to the solve",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_on_demand_pool(env);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto other = env.node("other", {}, allocatable(2600));
+  env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  env.bind(env.pod(cpu(2000)), other);
+  env.bind(env.pod(cpu(1000)), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+  // Queued first and placed first: on the candidate itself in a replay that excludes no node.
+  env.pod(cpu(1100));
+  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped); // the solve's check excludes the candidate
+}
+
+TEST_CASE("remembered_stop_holds: every answer is the solve's over changing clusters", "[karpenter][solve][consolidation]")
+{
+  // The clusters of "remembered stops agree with fresh solves over changing clusters": before each
+  // solve the remembered stop is checked alone; when it says the solve stops, the solve stops.
+  Random next(24681357);
+  int answered = 0;
+  int answered_with_pending = 0;
+  int stops = 0;
+  for (int round = 0; round < 60; ++round) {
+    CAPTURE(round);
+    Env env(catalog_with_spot(10, [](int i) { return i < 8 ? 7U : 3U; }));
+    add_spot_pool(env, next(3) != 0);
+    if (next(3) == 0) {
+      env.pools.front()->requirements.erase(k_ct);
+      env.pools.front()->requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+    }
+    std::vector<cluster::NodeIndex> nodes;
+    const auto add_node = [&](std::int64_t milli) {
+      const auto lifecycle = next(3) == 0 ? cluster::NodeLifecycle::registered : cluster::NodeLifecycle::ready;
+      nodes.push_back(env.node("node-" + std::to_string(nodes.size()), {}, allocatable(milli), lifecycle));
+    };
+    for (int i = 0; i < 4; ++i) {
+      add_node(1000 + 1000 * static_cast<std::int64_t>(next(4)));
+    }
+    const auto bind_some = [&](cluster::NodeIndex n) { env.bind(env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(8)))), n); };
+    for (int i = 0; i < 10; ++i) {
+      bind_some(nodes[next(nodes.size())]);
+    }
+    for (int step = 0; step < 30; ++step) {
+      CAPTURE(step);
+      switch (next(8)) {
+      case 0: {
+        const auto& pods = env.cluster.node(nodes[next(nodes.size())]).pods;
+        if (!pods.empty()) {
+          env.remove(pods[next(pods.size())]);
+        }
+        break;
+      }
+      case 1: bind_some(nodes[next(nodes.size())]); break;
+      case 2:
+        if (next(2) == 0) {
+          env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(16))));
+        } else {
+          env.delete_unscheduled();
+        }
+        break;
+      case 3:
+        if (next(4) == 0) {
+          add_node(500 * static_cast<std::int64_t>(1 + next(6)));
+        }
+        break;
+      case 4: {
+        const auto n = nodes[next(nodes.size())];
+        env.cluster.node_mut(n).lifecycle = cluster::NodeLifecycle::ready;
+        break;
+      }
+      default: break;
+      }
+      for (const auto n : nodes) {
+        if (env.cluster.node(n).pods.empty() || env.cluster.node(n).lifecycle != cluster::NodeLifecycle::ready) {
+          continue;
+        }
+        const bool quick = quick_stop(env, n);
+        const bool stopped = early_checked(env, n).stopped;
+        CHECK((!quick || stopped));
+        stops += stopped ? 1 : 0;
+        answered += quick ? 1 : 0;
+        answered_with_pending += quick && !env.cluster.pending().empty() ? 1 : 0;
+      }
+    }
+  }
+  // Many stops are answered so, some with pending pods in the solve.
+  CHECK(answered > 400);
+  CHECK(answered_with_pending > 50);
 }
 
 TEST_CASE("stop_on_delete_veto: a remembered prefix pod that is pending again is not placed as a moved one",
