@@ -598,14 +598,98 @@ TEST_CASE("stop_on_delete_veto: a remembered stop is dropped when the templates 
   CHECK(env.cache.veto_memo_hits() == hits + 2);
 }
 
+// A small cluster that changes between solves of the same candidates: pods come and go on every
+// node and pending (some requiring on-demand), nodes join, nodes become Ready, the pool's capacity
+// types change. In a third of the clusters the pool is on-demand only, so only stops on nodes
+// that are not Ready are remembered.
+class ChangingCluster
+{
+public:
+  explicit ChangingCluster(Random& next)
+      : m_next(next), env(catalog_with_spot(10, [](int i) { return i < 8 ? 7U : 3U; }))
+  {
+    add_spot_pool(env, next(3) != 0);
+    on_demand = next(3) == 0;
+    if (on_demand) {
+      env.pools.front()->requirements.erase(k_ct);
+      env.pools.front()->requirements.add(req(k_ct, Operator::in, {"on-demand"}));
+    }
+    for (int i = 0; i < 4; ++i) {
+      add_node(1000 + 1000 * static_cast<std::int64_t>(next(4)));
+    }
+    for (int i = 0; i < 10; ++i) {
+      bind_some(nodes[next(nodes.size())]);
+    }
+  }
+
+  void step()
+  {
+    auto& next = m_next;
+    switch (next(9)) {
+    case 0: { // a pod leaves a node
+      const auto& pods = env.cluster.node(nodes[next(nodes.size())]).pods;
+      if (!pods.empty()) {
+        env.remove(pods[next(pods.size())]);
+      }
+      break;
+    }
+    case 1: bind_some(nodes[next(nodes.size())]); break;
+    case 2:
+      if (next(3) == 0) {
+        PodOptions o = cpu(250 * static_cast<std::int64_t>(1 + next(16)));
+        if (next(3) == 0) {
+          o.node_selector = {{k_ct, "on-demand"}};
+        }
+        env.pod(o);
+      } else {
+        env.delete_unscheduled();
+      }
+      break;
+    case 3:
+      if (next(4) == 0) {
+        add_node(500 * static_cast<std::int64_t>(1 + next(6)));
+      }
+      break;
+    case 4:
+      if (next(4) == 0 && !on_demand) {
+        auto& pool = *env.pools.front();
+        pool.requirements.erase(k_ct);
+        pool.requirements.add(req(k_ct, Operator::in, next(3) == 0 ? std::vector<std::string>{"on-demand"}
+                                                                    : std::vector<std::string>{"spot", "on-demand"}));
+      }
+      break;
+    case 5: { // a node becomes Ready
+      const auto n = nodes[next(nodes.size())];
+      if (env.cluster.node(n).lifecycle != cluster::NodeLifecycle::ready) {
+        env.cluster.node_mut(n).lifecycle = cluster::NodeLifecycle::ready;
+      }
+      break;
+    }
+    default: break; // the same cluster again
+    }
+  }
+
+private:
+  Random& m_next;
+
+public:
+  Env env;
+  std::vector<cluster::NodeIndex> nodes;
+  bool on_demand = false;
+
+private:
+  void add_node(std::int64_t milli)
+  {
+    const auto lifecycle = m_next(3) == 0 ? cluster::NodeLifecycle::registered : cluster::NodeLifecycle::ready;
+    nodes.push_back(env.node("node-" + std::to_string(nodes.size()), {}, allocatable(milli), lifecycle));
+  }
+  void bind_some(cluster::NodeIndex n) { env.bind(env.pod(cpu(250 * static_cast<std::int64_t>(1 + m_next(8)))), n); }
+};
+
 TEST_CASE("stop_on_delete_veto: remembered stops agree with fresh solves over changing clusters",
           "[karpenter][solve][consolidation]")
 {
-  // A cluster changes between solves of the same candidates: pods come and go on every node and
-  // pending (some requiring on-demand), nodes join, nodes become Ready, the pool's capacity types
-  // change. Every solve over the shared cache must equal the same solve over a fresh one. In a
-  // third of the rounds the pool is on-demand only, so only stops on nodes that are not Ready
-  // are remembered.
+  // Every solve over the shared cache must equal the same solve over a fresh one.
   Random next(987654321);
   int stopped = 0;
   int ran = 0;
@@ -613,82 +697,20 @@ TEST_CASE("stop_on_delete_veto: remembered stops agree with fresh solves over ch
   std::size_t on_demand_hits = 0;
   for (int round = 0; round < 60; ++round) {
     CAPTURE(round);
-    Env env(catalog_with_spot(10, [](int i) { return i < 8 ? 7U : 3U; }));
-    add_spot_pool(env, next(3) != 0);
-    const bool on_demand_round = next(3) == 0;
-    if (on_demand_round) {
-      env.pools.front()->requirements.erase(k_ct);
-      env.pools.front()->requirements.add(req(k_ct, Operator::in, {"on-demand"}));
-    }
-    std::vector<cluster::NodeIndex> nodes;
-    const auto add_node = [&](std::int64_t milli) {
-      const auto lifecycle = next(3) == 0 ? cluster::NodeLifecycle::registered : cluster::NodeLifecycle::ready;
-      nodes.push_back(env.node("node-" + std::to_string(nodes.size()), {}, allocatable(milli), lifecycle));
-    };
-    for (int i = 0; i < 4; ++i) {
-      add_node(1000 + 1000 * static_cast<std::int64_t>(next(4)));
-    }
-    const auto bind_some = [&](cluster::NodeIndex n) {
-      const auto pod = env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(8))));
-      env.bind(pod, n);
-    };
-    for (int i = 0; i < 10; ++i) {
-      bind_some(nodes[next(nodes.size())]);
-    }
+    ChangingCluster c(next);
     for (int step = 0; step < 30; ++step) {
       CAPTURE(step);
-      switch (next(9)) {
-      case 0: { // a pod leaves a node
-        const auto& pods = env.cluster.node(nodes[next(nodes.size())]).pods;
-        if (!pods.empty()) {
-          env.remove(pods[next(pods.size())]);
-        }
-        break;
-      }
-      case 1: bind_some(nodes[next(nodes.size())]); break;
-      case 2:
-        if (next(3) == 0) {
-          PodOptions o = cpu(250 * static_cast<std::int64_t>(1 + next(16)));
-          if (next(3) == 0) {
-            o.node_selector = {{k_ct, "on-demand"}};
-          }
-          env.pod(o);
-        } else {
-          env.delete_unscheduled();
-        }
-        break;
-      case 3:
-        if (next(4) == 0) {
-          add_node(500 * static_cast<std::int64_t>(1 + next(6)));
-        }
-        break;
-      case 4:
-        if (next(4) == 0 && !on_demand_round) {
-          auto& pool = *env.pools.front();
-          pool.requirements.erase(k_ct);
-          pool.requirements.add(req(k_ct, Operator::in, next(3) == 0 ? std::vector<std::string>{"on-demand"}
-                                                                      : std::vector<std::string>{"spot", "on-demand"}));
-        }
-        break;
-      case 5: { // a node becomes Ready
-        const auto n = nodes[next(nodes.size())];
-        if (env.cluster.node(n).lifecycle != cluster::NodeLifecycle::ready) {
-          env.cluster.node_mut(n).lifecycle = cluster::NodeLifecycle::ready;
-        }
-        break;
-      }
-      default: break; // the same cluster again
-      }
-      for (const auto n : nodes) {
-        if (env.cluster.node(n).pods.empty()) {
+      c.step();
+      for (const auto n : c.nodes) {
+        if (c.env.cluster.node(n).pods.empty()) {
           continue;
         }
-        (early_checked(env, n).stopped ? stopped : ran) += 1;
+        (early_checked(c.env, n).stopped ? stopped : ran) += 1;
       }
     }
-    hits += env.cache.veto_memo_hits();
-    if (on_demand_round) {
-      on_demand_hits += env.cache.veto_memo_hits();
+    hits += c.env.cache.veto_memo_hits();
+    if (c.on_demand) {
+      on_demand_hits += c.env.cache.veto_memo_hits();
     }
   }
   // Every path was taken: remembered stops of both kinds, full stops and full runs.
@@ -1065,18 +1087,36 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready pl
   (void)launching;
 }
 
+// A candidate with a 1-CPU pod, a Ready node with 0.6 CPU free and a node that is not Ready with 4
+// CPUs: deleting the candidate moves its pod to the node that is not Ready.
+struct NotReadyStop
+{
+  explicit NotReadyStop(std::int64_t candidate_cpu) : env(testing::fake_instance_types(10))
+  {
+    add_on_demand_pool(env);
+    candidate = env.node("candidate", {}, allocatable(candidate_cpu));
+    other = env.node("other", {}, allocatable(2600));
+    env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+    filler = env.pod(cpu(2000));
+    env.bind(filler, other);
+    env.bind(env.pod(cpu(1000)), candidate);
+  }
+
+  Env env;
+  cluster::NodeIndex candidate = 0;
+  cluster::NodeIndex other = 0;
+  cluster::PodIndex filler = 0;
+};
+
 TEST_CASE("remembered_stop_holds: a stop is answered before the solve while it holds as remembered",
           "[karpenter][solve][consolidation]")
 {
   // The candidate's pod has no room on the Ready node and goes to the node that is not Ready.
-  Env env(testing::fake_instance_types(10));
-  add_on_demand_pool(env);
-  const auto candidate = env.node("candidate", {}, allocatable(2000));
-  const auto other = env.node("other", {}, allocatable(2600));
-  env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
-  const auto filler = env.pod(cpu(2000));
-  env.bind(filler, other);
-  env.bind(env.pod(cpu(1000)), candidate);
+  NotReadyStop c(2000);
+  auto& env = c.env;
+  const auto candidate = c.candidate;
+  const auto other = c.other;
+  const auto filler = c.filler;
   CHECK_FALSE(quick_stop(env, candidate)); // nothing remembered yet
   CHECK(early_checked(env, candidate).stopped);
   CHECK(quick_stop(env, candidate));
@@ -1116,13 +1156,9 @@ TEST_CASE("remembered_stop_holds: a stop is answered before the solve while it h
 TEST_CASE("remembered_stop_holds: a pending pod whose first fit is the candidate is left to the solve",
           "[karpenter][solve][consolidation]")
 {
-  Env env(testing::fake_instance_types(10));
-  add_on_demand_pool(env);
-  const auto candidate = env.node("candidate", {}, allocatable(4000));
-  const auto other = env.node("other", {}, allocatable(2600));
-  env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
-  env.bind(env.pod(cpu(2000)), other);
-  env.bind(env.pod(cpu(1000)), candidate);
+  NotReadyStop c(4000);
+  auto& env = c.env;
+  const auto candidate = c.candidate;
   CHECK(early_checked(env, candidate).stopped);
   CHECK(quick_stop(env, candidate));
   // Queued first and placed first: on the candidate itself in a replay that excludes no node.
@@ -1133,72 +1169,27 @@ TEST_CASE("remembered_stop_holds: a pending pod whose first fit is the candidate
 
 TEST_CASE("remembered_stop_holds: every answer is the solve's over changing clusters", "[karpenter][solve][consolidation]")
 {
-  // The clusters of "remembered stops agree with fresh solves over changing clusters": before each
-  // solve the remembered stop is checked alone; when it says the solve stops, the solve stops.
+  // Before each solve of a Ready candidate the remembered stop is checked alone: when it says the
+  // solve stops, the solve stops.
   Random next(24681357);
   int answered = 0;
   int answered_with_pending = 0;
-  int stops = 0;
   for (int round = 0; round < 60; ++round) {
     CAPTURE(round);
-    Env env(catalog_with_spot(10, [](int i) { return i < 8 ? 7U : 3U; }));
-    add_spot_pool(env, next(3) != 0);
-    if (next(3) == 0) {
-      env.pools.front()->requirements.erase(k_ct);
-      env.pools.front()->requirements.add(req(k_ct, Operator::in, {"on-demand"}));
-    }
-    std::vector<cluster::NodeIndex> nodes;
-    const auto add_node = [&](std::int64_t milli) {
-      const auto lifecycle = next(3) == 0 ? cluster::NodeLifecycle::registered : cluster::NodeLifecycle::ready;
-      nodes.push_back(env.node("node-" + std::to_string(nodes.size()), {}, allocatable(milli), lifecycle));
-    };
-    for (int i = 0; i < 4; ++i) {
-      add_node(1000 + 1000 * static_cast<std::int64_t>(next(4)));
-    }
-    const auto bind_some = [&](cluster::NodeIndex n) { env.bind(env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(8)))), n); };
-    for (int i = 0; i < 10; ++i) {
-      bind_some(nodes[next(nodes.size())]);
-    }
+    ChangingCluster c(next);
     for (int step = 0; step < 30; ++step) {
       CAPTURE(step);
-      switch (next(8)) {
-      case 0: {
-        const auto& pods = env.cluster.node(nodes[next(nodes.size())]).pods;
-        if (!pods.empty()) {
-          env.remove(pods[next(pods.size())]);
-        }
-        break;
-      }
-      case 1: bind_some(nodes[next(nodes.size())]); break;
-      case 2:
-        if (next(2) == 0) {
-          env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(16))));
-        } else {
-          env.delete_unscheduled();
-        }
-        break;
-      case 3:
-        if (next(4) == 0) {
-          add_node(500 * static_cast<std::int64_t>(1 + next(6)));
-        }
-        break;
-      case 4: {
-        const auto n = nodes[next(nodes.size())];
-        env.cluster.node_mut(n).lifecycle = cluster::NodeLifecycle::ready;
-        break;
-      }
-      default: break;
-      }
-      for (const auto n : nodes) {
-        if (env.cluster.node(n).pods.empty() || env.cluster.node(n).lifecycle != cluster::NodeLifecycle::ready) {
+      c.step();
+      for (const auto n : c.nodes) {
+        const auto& node = c.env.cluster.node(n);
+        if (node.pods.empty() || node.lifecycle != cluster::NodeLifecycle::ready) {
           continue;
         }
-        const bool quick = quick_stop(env, n);
-        const bool stopped = early_checked(env, n).stopped;
+        const bool quick = quick_stop(c.env, n);
+        const bool stopped = early_checked(c.env, n).stopped;
         CHECK((!quick || stopped));
-        stops += stopped ? 1 : 0;
         answered += quick ? 1 : 0;
-        answered_with_pending += quick && !env.cluster.pending().empty() ? 1 : 0;
+        answered_with_pending += quick && !c.env.cluster.pending().empty() ? 1 : 0;
       }
     }
   }
