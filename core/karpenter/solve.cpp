@@ -479,6 +479,7 @@ struct SolveCache::Impl
   };
   DomainGroups domain_groups;
   ExistingSnapshot existing;
+  std::uint64_t snapshot_builds = 0; // rebuilds and refreshes of `existing`
   // build_snapshot's buffers, kept between rebuilds (a rebuild per node change allocated lists
   // of every node anew: large blocks that glibc keeps, so a big cluster's RSS grew with them).
   std::vector<ExistingNode> spare_nodes;
@@ -576,6 +577,8 @@ struct SolveCache::Impl
   static_assert(sizeof(QuickStop) == 64);
   struct QuickStopRest
   {
+    const model::PodSpec* spec = nullptr; // the stop pod's
+    cluster::PodIndex pod = 0;            // the stop pod
     std::uint32_t summary_dims = 0;
     std::uint32_t keeps_spot_dims = 0; // no_room
     std::uint64_t templates = 0;       // no_room
@@ -626,6 +629,8 @@ struct SolveCache::Impl
     q.arrival = cluster.pod(v.pod).pod.arrival;
     q.node_stamp = v.node_stamp;
     q.pools = v.pools;
+    rest.spec = cluster.pod(v.pod).pod.spec.get();
+    rest.pod = v.pod;
     rest.summary_dims = v.summary.dims;
     rest.keeps_spot_dims = v.keeps_spot_dims;
     rest.templates = v.templates;
@@ -663,6 +668,7 @@ struct SolveCache::Impl
     // placed pod's position and that node's room after it, until a pod is not placed as written
     // on the first node with room, or is a moved one (then it ends short of the queue).
     bool replayed = false;
+    std::uint64_t snapshot = 0; // SolveCache::Impl::snapshot_builds the replay and `written` are for
     struct Step
     {
       std::uint32_t pos = 0;
@@ -677,6 +683,15 @@ struct SolveCache::Impl
     };
     std::vector<Touched> touched;
     std::vector<PoolTypes*> pool_types; // prepare_pools' answer for the current call
+    // Scheduler::written_for by (pod spec, snapshot position), as asked in this pass: a stop pod
+    // whose first node that is not Ready changed is checked on the new one as written.
+    struct Written
+    {
+      const model::PodSpec* spec = nullptr;
+      std::uint32_t pos = 0;
+      bool ok = false;
+    };
+    std::vector<Written> written;
 
     [[nodiscard]] bool matches(const cluster::Cluster& c, const SolveInput& input, bool tolerate, std::size_t n) const
     {
@@ -1092,6 +1107,9 @@ public:
   // remembered_stop_holds' record of the pods every solve of a pass lists besides the
   // candidate's: the input's pods (the pending ones), then `after`. `pass.tolerate_pns` is set.
   void describe_others(std::span<const cluster::PodIndex> after, SolveCache::Impl::QuickPass& pass);
+  // placed_as_written without the room: the checks that read the pod's spec and the node only.
+  [[nodiscard]] bool written_for(cluster::PodIndex pod, const ExistingNode& e);
+  void set_tolerate_pns(bool t) { m_tolerate_pns = t; }
   // The pass's replay (QuickPass::steps), over the snapshot as it is now.
   void replay_others(SolveCache::Impl::QuickPass& pass);
 
@@ -1626,6 +1644,7 @@ void Scheduler::set_remaining(ExistingNode& e)
 
 void Scheduler::refresh_snapshot()
 {
+  ++m_cache.snapshot_builds;
   auto& snap = m_cache.existing;
   const auto& log = m_cluster.binding_log();
   for (std::size_t i = snap.bindings; i < log.size(); ++i) {
@@ -1742,6 +1761,7 @@ ExistingNode Scheduler::make_existing(cluster::NodeIndex i) const
 
 void Scheduler::build_snapshot(bool reuse)
 {
+  ++m_cache.snapshot_builds;
   auto& snap = m_cache.existing;
   // Nodes not stamped since the last snapshot keep their entries (labels, effective taints,
   // DaemonSet reservation and position in the order); only the free capacity of those that
@@ -2133,9 +2153,14 @@ bool Scheduler::placed_as_written(cluster::PodIndex pod, const model::Resources&
 {
   // add_to_existing's checks for the pod's first variant with nothing placed yet (no topology,
   // host ports or hostname limits: the callers' summaries have none).
+  return requests.fits_in(e.remaining) && written_for(pod, e);
+}
+
+bool Scheduler::written_for(cluster::PodIndex pod, const ExistingNode& e)
+{
   const auto& ps = m_cluster.pod(pod);
   auto& data = m_cache.spec_data(ps.pod.spec, m_input.options.ignore_preferences, m_tolerate_pns);
-  if (!data.validation_error.empty() || !requests.fits_in(e.remaining)) {
+  if (!data.validation_error.empty()) {
     return false;
   }
   const PodVariant* v = variant(data, 0, m_in);
@@ -2146,7 +2171,7 @@ bool Scheduler::placed_as_written(cluster::PodIndex pod, const model::Resources&
   q.index = pod;
   q.state = &ps;
   q.data = &data;
-  q.requests = requests;
+  q.requests = pod_requests(ps.pod);
   q.pending = false;
   return requirements_plan(e.reqs(), false, q, *v, e.taints, m_plan, nullptr);
 }
@@ -3859,6 +3884,7 @@ void Scheduler::describe_others(std::span<const cluster::PodIndex> after, SolveC
   pass.others = q.summary;
   pass.replayed = false;
   pass.queue.clear();
+  pass.written.clear();
   const auto queued = [this](cluster::PodIndex i) {
     const auto& ps = m_cluster.pod(i);
     const auto r = pod_requests(ps.pod);
@@ -3964,31 +3990,67 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveInput& input, const Sol
   return true;
 }
 
-// The stop pod still goes, as it did, to `e` with room `rem`, a node that is not Ready.
-bool same_stop_node(const SolveCache::Impl& c, const cluster::Cluster& cluster, const SolveCache::Impl::QuickStop& r,
-                    const ExistingNode& e, const model::Resources& rem)
+// Where the stop pod goes now: to `e` with room `rem`, a node that is not Ready, as it did (the
+// same node unchanged) or as written (another, or this one changed).
+enum class StopNode : std::uint8_t { no, same, other };
+
+// The answers of a not_ready check that need the solve's machinery (made on first need).
+struct StopChecks
 {
+  SolveCache::Impl& cache;
+  const SolveInput& input;
+  SolveCache::Impl::QuickPass& pass;
+  std::optional<Scheduler> scheduler;
+
+  bool written(const SolveCache::Impl::QuickStopRest& rest, std::size_t pos)
+  {
+    for (const auto& w : pass.written) {
+      if (w.spec == rest.spec && w.pos == pos) {
+        return w.ok;
+      }
+    }
+    if (!scheduler) {
+      scheduler.emplace(input, cache);
+      scheduler->set_tolerate_pns(pass.tolerate_pns);
+    }
+    const bool ok = scheduler->written_for(rest.pod, cache.existing.nodes[pos]);
+    pass.written.push_back({rest.spec, static_cast<std::uint32_t>(pos), ok});
+    return ok;
+  }
+};
+
+StopNode stop_node(const cluster::Cluster& cluster, const SolveCache::Impl::QuickStop& r,
+                   const SolveCache::Impl::QuickStopRest& rest, StopChecks& checks, std::size_t pos,
+                   const model::Resources& rem)
+{
+  const auto& c = checks.cache;
+  const auto& e = c.existing.nodes[pos];
   if (e.node->lifecycle == cluster::NodeLifecycle::ready || !r.basic_requests || r.cpu > rem.cpu()
       || r.memory > rem.memory() || 1 > rem[model::k_pods]) {
-    return false;
+    return StopNode::no;
   }
   for (std::size_t d = 0; d < model::k_max_resources; ++d) {
     if (d != model::k_cpu && d != model::k_memory && d != model::k_pods && rem.v[d] < 0) {
-      return false; // the stop pod's zero does not fit
+      return StopNode::no; // the stop pod's zero does not fit
     }
   }
-  // (On another node, or on this one changed: add_to_existing's checks again, in full.)
-  return e.index == r.node && cluster.node_stamp(e.index) == r.node_stamp && r.pools == c.pools_generation;
+  if (e.index == r.node && cluster.node_stamp(e.index) == r.node_stamp && r.pools == c.pools_generation) {
+    return StopNode::same;
+  }
+  return checks.written(rest, pos) ? StopNode::other : StopNode::no;
 }
 
 // veto_still_holds' not_ready answer (no prefix) for a record whose stop pod's first fit other
-// than the candidate (`node`) is at `fit`.
-bool not_ready_holds(const SolveCache::Impl& c, const cluster::Cluster& cluster, const SolveCache::Impl::QuickStop& r,
-                     const SolveCache::Impl::QuickPass& pass, cluster::NodeIndex node, std::size_t fit)
+// than the candidate (`node`) is at `fit`: the position the stop pod goes to, or k_end.
+std::size_t not_ready_holds(const cluster::Cluster& cluster, const SolveCache::Impl::QuickStop& r,
+                            const SolveCache::Impl::QuickStopRest& rest, StopChecks& checks, cluster::NodeIndex node,
+                            std::size_t fit)
 {
-  const auto& snap = c.existing;
-  if (!same_stop_node(c, cluster, r, snap.nodes[fit], snap.nodes[fit].remaining)) {
-    return false;
+  constexpr auto k_no = FreeCapacityIndex::k_end;
+  const auto& snap = checks.cache.existing;
+  const auto& pass = checks.pass;
+  if (stop_node(cluster, r, rest, checks, fit, snap.nodes[fit].remaining) == StopNode::no) {
+    return k_no;
   }
   // The others queued before the stop pod (NewQueue order; equal keys up to the name are left to
   // the full check) are placed first.
@@ -4004,17 +4066,17 @@ bool not_ready_holds(const SolveCache::Impl& c, const cluster::Cluster& cluster,
     return o.arrival < r.arrival;
   });
   if (before != queue.end() && before->cpu == r.cpu && before->memory == r.memory && before->arrival == r.arrival) {
-    return false;
+    return k_no;
   }
   const auto m = static_cast<std::size_t>(before - queue.begin());
   if (m == 0) {
-    return true;
+    return fit;
   }
   // Replayed as they would be with the candidate excluded: none of them went to it.
   if (!pass.replayed || m > pass.steps.size()
       || std::any_of(pass.touched.begin(), pass.touched.end(),
                      [&](const auto& t) { return t.first < m && t.node == node; })) {
-    return false;
+    return k_no;
   }
   const auto placed_on = [&](std::size_t pos) {
     return std::any_of(pass.touched.begin(), pass.touched.end(),
@@ -4030,17 +4092,17 @@ bool not_ready_holds(const SolveCache::Impl& c, const cluster::Cluster& cluster,
   };
   const auto want = r.want();
   const auto skip_candidate = [&](std::size_t f) {
-    return f != FreeCapacityIndex::k_end && snap.nodes[f].index == node ? snap.index.next(f + 1, want, r.moving_view) : f;
+    return f != k_no && snap.nodes[f].index == node ? snap.index.next(f + 1, want, r.moving_view) : f;
   };
   std::size_t f = fit;
-  while (f != FreeCapacityIndex::k_end && placed_on(f)) {
+  while (f != k_no && placed_on(f)) {
     const auto& rem = room(f);
     if (want[0] <= rem.cpu() && want[1] <= rem.memory() && want[2] <= rem[model::k_pods]) {
       break;
     }
     f = skip_candidate(snap.index.next(f + 1, want, r.moving_view));
   }
-  return f != FreeCapacityIndex::k_end && same_stop_node(c, cluster, r, snap.nodes[f], room(f));
+  return f != k_no && stop_node(cluster, r, rest, checks, f, room(f)) != StopNode::no ? f : k_no;
 }
 
 } // namespace
@@ -4097,6 +4159,11 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     return false;
   }
   auto& snap = c.existing;
+  if (pass.snapshot != c.snapshot_builds) { // positions and room as the snapshot has them
+    pass.snapshot = c.snapshot_builds;
+    pass.replayed = false;
+    pass.written.clear();
+  }
   if (r.moving_view && snap.index.quiet_now() != input.options.now) {
     snap.index.set_quiet_now(snap.nodes, input.options.now);
   }
@@ -4110,9 +4177,29 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     Scheduler s(input, c);
     s.replay_others(pass);
   }
-  const bool holds = r.kind == SolveCache::Impl::QuickStop::Kind::no_room
-                         ? fit == FreeCapacityIndex::k_end && no_room_holds(c, input, r, rest, pass)
-                         : fit != FreeCapacityIndex::k_end && not_ready_holds(c, cluster, r, pass, node, fit);
+  bool holds = false;
+  if (r.kind == SolveCache::Impl::QuickStop::Kind::no_room) {
+    holds = fit == FreeCapacityIndex::k_end && no_room_holds(c, input, r, rest, pass);
+  } else if (fit != FreeCapacityIndex::k_end) {
+    StopChecks checks{c, input, pass, std::nullopt};
+    const std::size_t to = not_ready_holds(cluster, r, rest, checks, node, fit);
+    holds = to != FreeCapacityIndex::k_end;
+    const auto moved = [&](const ExistingNode& e) {
+      return e.index != r.node || cluster.node_stamp(e.index) != r.node_stamp || r.pools != c.pools_generation;
+    };
+    if (holds && moved(snap.nodes[to])) {
+      // The stop moved, as veto_still_holds records it.
+      const auto& e = snap.nodes[to];
+      auto& v = c.vetoes[node];
+      v.node = e.index;
+      v.node_stamp = cluster.node_stamp(e.index);
+      v.pools = c.pools_generation;
+      auto& q = c.quick_stops[node];
+      q.node = v.node;
+      q.node_stamp = v.node_stamp;
+      q.pools = v.pools;
+    }
+  }
   if (holds) {
     ++c.veto_hits;
   }

@@ -1096,7 +1096,7 @@ struct NotReadyStop
     add_on_demand_pool(env);
     candidate = env.node("candidate", {}, allocatable(candidate_cpu));
     other = env.node("other", {}, allocatable(2600));
-    env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+    launching = env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
     filler = env.pod(cpu(2000));
     env.bind(filler, other);
     env.bind(env.pod(cpu(1000)), candidate);
@@ -1105,6 +1105,7 @@ struct NotReadyStop
   Env env;
   cluster::NodeIndex candidate = 0;
   cluster::NodeIndex other = 0;
+  cluster::NodeIndex launching = 0;
   cluster::PodIndex filler = 0;
 };
 
@@ -1151,6 +1152,28 @@ TEST_CASE("remembered_stop_holds: a stop is answered before the solve while it h
   CHECK_FALSE(moved.stopped);
   REQUIRE(moved.existing.size() == 2);
   CHECK(moved.existing.front().node == other);
+}
+
+TEST_CASE("remembered_stop_holds: a stop whose node changed is checked as written there",
+          "[karpenter][solve][consolidation]")
+{
+  NotReadyStop c(2000);
+  auto& env = c.env;
+  const auto candidate = c.candidate;
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+  // The node changes (its labels or taints may have): the pod is checked there as written, and
+  // the stop now rests on the node as it is.
+  (void)env.cluster.node_mut(c.launching);
+  (void)solve(env.input()); // (another candidate's solve brings the snapshot up to date)
+  CHECK(quick_stop(env, candidate));
+  CHECK(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  // A taint the pod does not tolerate: left to the solve, which moves the pod to a NodeClaim.
+  env.cluster.node_mut(c.launching).taints = {model::Taint{"example.com/special", "", model::TaintEffect::no_schedule}};
+  (void)solve(env.input());
+  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK_FALSE(early_checked(env, candidate).stopped);
 }
 
 TEST_CASE("remembered_stop_holds: a pending pod whose first fit is the candidate is left to the solve",
