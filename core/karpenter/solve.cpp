@@ -1061,6 +1061,7 @@ struct SolveScratch
   std::vector<char> present;             // veto_still_holds: by position in Veto::pods, in the solve
   std::vector<Undo> replay;              // veto_still_holds: the prefix's placements, undone after
   std::vector<cluster::PodIndex> before; // veto_still_holds: other pods queued before the stop pod
+  std::vector<cluster::PodIndex> rebased; // rebase_veto: the candidate's pods of the solve
   std::vector<ReplayPod> replay_queue;   // replay_not_ready
 };
 
@@ -1145,6 +1146,8 @@ private:
   [[nodiscard]] bool limited(const Template& t) const; // its pool has limits
   bool summarize(cluster::PodIndex pod, PodsSummary& out); // adds the pod if it is scheduled
   SolveCache::Impl::Veto* remember(const QueuedPod& p); // the entry for p's stop, common fields set
+  void set_veto_pods(SolveCache::Impl::Veto& v);
+  void rebase_veto(); // after the candidate's entry held
   void remember_no_room(const QueuedPod& p);
   void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
   [[nodiscard]] bool veto_still_holds();
@@ -2071,6 +2074,18 @@ SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
   auto& v = vetoes[node];
   v.valid = true;
   v.pods.assign(first, last);
+  set_veto_pods(v);
+  v.pod = p.index;
+  v.requests = p.requests;
+  v.ignore_preferences = m_input.options.ignore_preferences;
+  v.moving_view = m_moving_view;
+  v.tolerate_pns = m_tolerate_pns;
+  return &v;
+}
+
+void Scheduler::set_veto_pods(SolveCache::Impl::Veto& v)
+{
+  // `v.pods` are the candidate's: sorted, summarised, their shapes; no prefix.
   std::sort(v.pods.begin(), v.pods.end());
   v.summary = {};
   v.prefix.clear();
@@ -2090,13 +2105,38 @@ SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
     }
     v.shape_of.push_back(shape);
   }
-  v.pod = p.index;
-  v.pods_revision = m_cluster.node(node).pods_revision;
-  v.requests = p.requests;
-  v.ignore_preferences = m_input.options.ignore_preferences;
-  v.moving_view = m_moving_view;
-  v.tolerate_pns = m_tolerate_pns;
-  return &v;
+  v.pods_revision = m_cluster.node(m_input.excluded_nodes.front()).pods_revision;
+}
+
+void Scheduler::rebase_veto()
+{
+  // A stop that held on a changed pod list of its candidate: its pods become the candidate's pods
+  // of this solve (each bound there), as a stop remembered now would list them, so later checks
+  // (and remembered_stop_holds) need not sort joined and departed pods out again. The entry stays
+  // as valid: its summary only shrinks to these pods, and the rest does not depend on them. Not
+  // when one of them queues before a not_ready stop pod (it would be a prefix).
+  const auto node = m_input.excluded_nodes.front();
+  auto& v = m_cache.vetoes[node];
+  if (m_cluster.node(node).pods_revision == v.pods_revision) {
+    return;
+  }
+  auto& pods = m_scratch.rebased;
+  pods.clear();
+  const bool not_ready = v.kind == SolveCache::Impl::Veto::Kind::not_ready;
+  const auto& stop = m_cluster.pod(v.pod).pod;
+  for (const auto i : m_input.pods) {
+    const auto& ps = m_cluster.pod(i);
+    if (ps.phase == cluster::PodPhase::pending || ps.node != node) {
+      continue;
+    }
+    if (not_ready && i != v.pod && queued_before(pod_requests(ps.pod), ps.pod, i, v.requests, stop, v.pod)) {
+      return;
+    }
+    pods.push_back(i);
+  }
+  v.pods.assign(pods.begin(), pods.end());
+  set_veto_pods(v);
+  m_veto_changed = true;
 }
 
 void Scheduler::remember_no_room(const QueuedPod& p)
@@ -3754,6 +3794,9 @@ SolveResult Scheduler::run()
   prepare_pools();
   if (m_input.options.stop_on_delete_veto) {
     const bool holds = veto_still_holds();
+    if (holds) {
+      rebase_veto();
+    }
     if (m_veto_changed) {
       sync_quick_stop();
     }

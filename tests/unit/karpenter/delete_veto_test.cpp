@@ -1136,13 +1136,33 @@ TEST_CASE("remembered_stop_holds: a stop is answered before the solve while it h
   env.remove(big);
   CHECK(quick_stop(env, candidate));
 
-  // A pod joins the candidate: its pod list changed, so the solve's check of the remembered stop
-  // answers (with the pod as one of the others) and this one declines.
-  env.bind(env.pod(cpu(500)), candidate);
+  // A pod joins the candidate: its pod list changed, so this check declines and the solve's check
+  // of the remembered stop answers (with the pod as one of the others), then takes the new list.
+  const auto joined = env.pod(cpu(500));
+  env.bind(joined, candidate);
   (void)solve(env.input());
   CHECK_FALSE(quick_stop(env, candidate));
+  const auto hits = env.cache.veto_memo_hits();
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == hits + 1);
+  CHECK(quick_stop(env, candidate));
+  env.remove(joined);
+  (void)solve(env.input());
+  CHECK(early_checked(env, candidate).stopped); // the list changed back: taken again
+  CHECK(quick_stop(env, candidate));
+  // A pod that queues before the stop pod joins (as much CPU, more memory): the stop keeps its
+  // list (that pod would be a prefix, placed again by each check).
+  PodOptions larger = cpu(1000);
+  larger.memory = 1024LL * 1024 * 1024;
+  const auto before_stop = env.pod(larger);
+  env.bind(before_stop, candidate);
+  (void)solve(env.input());
   CHECK(early_checked(env, candidate).stopped);
   CHECK_FALSE(quick_stop(env, candidate));
+  env.remove(before_stop);
+  (void)solve(env.input());
+  env.bind(env.pod(cpu(500)), candidate);
+  (void)solve(env.input());
 
   // Room on the Ready node: the check does not answer, the solve moves the pods there.
   env.remove(filler);
