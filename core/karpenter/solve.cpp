@@ -1219,7 +1219,7 @@ private:
 
   std::vector<PoolTypes*> m_pool_types; // by input pool
   bool m_tolerate_pns = false;
-  bool m_veto_changed = false; // veto_still_holds updated the candidate's entry
+  bool m_veto_changed = false; // the candidate's entry changed (veto_still_holds, rebase_veto)
   std::vector<model::ResourceId> m_dims;
   bool m_any_host_ports = false;
 
