@@ -1102,6 +1102,9 @@ struct NotReadyStop
     env.bind(env.pod(cpu(1000)), candidate);
   }
 
+  // The first solve stops and remembers the stop, which then answers before the solve.
+  [[nodiscard]] bool remembered() { return early_checked(env, candidate).stopped && quick_stop(env, candidate); }
+
   Env env;
   cluster::NodeIndex candidate = 0;
   cluster::NodeIndex other = 0;
@@ -1178,10 +1181,9 @@ TEST_CASE("remembered_stop_holds: a stop whose node changed is checked as writte
           "[karpenter][solve][consolidation]")
 {
   NotReadyStop c(2000);
+  REQUIRE(c.remembered());
   auto& env = c.env;
   const auto candidate = c.candidate;
-  CHECK(early_checked(env, candidate).stopped);
-  CHECK(quick_stop(env, candidate));
   // The node changes (its labels or taints may have): the pod is checked there as written, and
   // the stop now rests on the node as it is.
   (void)env.cluster.node_mut(c.launching);
@@ -1200,10 +1202,9 @@ TEST_CASE("remembered_stop_holds: a pending pod whose first fit is the candidate
           "[karpenter][solve][consolidation]")
 {
   NotReadyStop c(4000);
+  REQUIRE(c.remembered());
   auto& env = c.env;
   const auto candidate = c.candidate;
-  CHECK(early_checked(env, candidate).stopped);
-  CHECK(quick_stop(env, candidate));
   // Queued first and placed first: on the candidate itself in a replay that excludes no node.
   env.pod(cpu(1100));
   CHECK_FALSE(quick_stop(env, candidate));
