@@ -606,7 +606,7 @@ class ChangingCluster
 {
 public:
   explicit ChangingCluster(Random& next)
-      : m_next(next), env(catalog_with_spot(10, [](int i) { return i < 8 ? 7U : 3U; }))
+      : env(catalog_with_spot(10, [](int i) { return i < 8 ? 7U : 3U; })), m_next(next)
   {
     add_spot_pool(env, next(3) != 0);
     on_demand = next(3) == 0;
@@ -669,15 +669,13 @@ public:
     }
   }
 
-private:
-  Random& m_next;
-
-public:
   Env env;
   std::vector<cluster::NodeIndex> nodes;
   bool on_demand = false;
 
 private:
+  Random& m_next;
+
   void add_node(std::int64_t milli)
   {
     const auto lifecycle = m_next(3) == 0 ? cluster::NodeLifecycle::registered : cluster::NodeLifecycle::ready;
