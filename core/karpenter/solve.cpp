@@ -650,7 +650,10 @@ struct SolveCache::Impl
     SimTime now = 0;
     bool ignore_preferences = false;
     bool tolerate_pns = false;
-    std::size_t after = 0; // how many pods follow the candidate's
+    // Which list of pods follows the candidate's (its address and length, compared only: a
+    // caller lists them anew for each cluster state).
+    const cluster::PodIndex* after_data = nullptr;
+    std::size_t after_size = 0;
     PodsSummary others;
     std::uint32_t dims = 0; // resources prepare_pods would use besides the candidate's pods'
     // Them in queue order (valid pods only): a not_ready check places the ones queued before
@@ -684,20 +687,30 @@ struct SolveCache::Impl
     std::vector<Touched> touched;
     std::vector<PoolTypes*> pool_types; // prepare_pools' answer for the current call
     // Scheduler::written_for by (pod spec, snapshot position), as asked in this pass: a stop pod
-    // whose first node that is not Ready changed is checked on the new one as written.
+    // whose first node that is not Ready changed is checked on the new one as written. (A kubectl
+    // dump has a spec per pod: as many entries as candidates. Looked up only, never iterated.)
     struct Written
     {
       const model::PodSpec* spec = nullptr;
       std::uint32_t pos = 0;
-      bool ok = false;
+      bool operator==(const Written&) const = default;
     };
-    std::vector<Written> written;
+    struct WrittenHash
+    {
+      std::size_t operator()(const Written& w) const
+      {
+        return std::hash<const model::PodSpec*>{}(w.spec) ^ (std::size_t{w.pos} * 0x9e3779b97f4a7c15ULL);
+      }
+    };
+    std::unordered_map<Written, bool, WrittenHash> written;
 
-    [[nodiscard]] bool matches(const cluster::Cluster& c, const SolveInput& input, bool tolerate, std::size_t n) const
+    [[nodiscard]] bool matches(const cluster::Cluster& c, const SolveInput& input, bool tolerate,
+                               std::span<const cluster::PodIndex> following) const
     {
       return valid && cluster == c.instance_id() && epoch == c.node_epoch() && bindings == c.binding_log().size()
              && pending_revision == c.pending_revision() && now == input.options.now
-             && ignore_preferences == input.options.ignore_preferences && tolerate_pns == tolerate && after == n;
+             && ignore_preferences == input.options.ignore_preferences && tolerate_pns == tolerate && after_data == following.data()
+             && after_size == following.size();
     }
   };
   QuickPass quick_pass;
@@ -4047,17 +4060,16 @@ struct StopChecks
 
   bool written(const SolveCache::Impl::QuickStopRest& rest, std::size_t pos)
   {
-    for (const auto& w : pass.written) {
-      if (w.spec == rest.spec && w.pos == pos) {
-        return w.ok;
-      }
+    const SolveCache::Impl::QuickPass::Written key{rest.spec, static_cast<std::uint32_t>(pos)};
+    if (const auto it = pass.written.find(key); it != pass.written.end()) {
+      return it->second;
     }
     if (!scheduler) {
       scheduler.emplace(input, cache);
       scheduler->set_tolerate_pns(pass.tolerate_pns);
     }
     const bool ok = scheduler->written_for(rest.pod, cache.existing.nodes[pos]);
-    pass.written.push_back({rest.spec, static_cast<std::uint32_t>(pos), ok});
+    pass.written.emplace(key, ok);
     return ok;
   }
 };
@@ -4185,7 +4197,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (r.tolerate_pns != tolerate_pns) {
     return false;
   }
-  if (!pass.matches(cluster, input, tolerate_pns, after.size())) {
+  if (!pass.matches(cluster, input, tolerate_pns, after)) {
     pass.valid = true;
     pass.cluster = cluster.instance_id();
     pass.epoch = cluster.node_epoch();
@@ -4194,7 +4206,8 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     pass.now = input.options.now;
     pass.ignore_preferences = input.options.ignore_preferences;
     pass.tolerate_pns = tolerate_pns;
-    pass.after = after.size();
+    pass.after_data = after.data();
+    pass.after_size = after.size();
     Scheduler s(input, c);
     s.describe_others(after, pass);
   }

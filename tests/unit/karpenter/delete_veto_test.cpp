@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <limits>
 
 using namespace capsim;
@@ -669,6 +670,30 @@ public:
     }
   }
 
+  // Sixty such clusters of thirty steps each, drawn from `seed`: `each` for every node with pods
+  // after every step, `done` once per cluster.
+  static void run(std::uint64_t seed, const std::function<void(ChangingCluster&, cluster::NodeIndex)>& each,
+                  const std::function<void(ChangingCluster&)>& done = {})
+  {
+    Random next(seed);
+    for (int round = 0; round < 60; ++round) {
+      CAPTURE(round);
+      ChangingCluster c(next);
+      for (int step = 0; step < 30; ++step) {
+        CAPTURE(step);
+        c.step();
+        for (const auto n : c.nodes) {
+          if (!c.env.cluster.node(n).pods.empty()) {
+            each(c, n);
+          }
+        }
+      }
+      if (done) {
+        done(c);
+      }
+    }
+  }
+
   Env env;
   std::vector<cluster::NodeIndex> nodes;
   bool on_demand = false;
@@ -688,29 +713,18 @@ TEST_CASE("stop_on_delete_veto: remembered stops agree with fresh solves over ch
           "[karpenter][solve][consolidation]")
 {
   // Every solve over the shared cache must equal the same solve over a fresh one.
-  Random next(987654321);
   int stopped = 0;
   int ran = 0;
   std::size_t hits = 0;
   std::size_t on_demand_hits = 0;
-  for (int round = 0; round < 60; ++round) {
-    CAPTURE(round);
-    ChangingCluster c(next);
-    for (int step = 0; step < 30; ++step) {
-      CAPTURE(step);
-      c.step();
-      for (const auto n : c.nodes) {
-        if (c.env.cluster.node(n).pods.empty()) {
-          continue;
+  ChangingCluster::run(
+      987654321, [&](ChangingCluster& c, cluster::NodeIndex n) { (early_checked(c.env, n).stopped ? stopped : ran) += 1; },
+      [&](ChangingCluster& c) {
+        hits += c.env.cache.veto_memo_hits();
+        if (c.on_demand) {
+          on_demand_hits += c.env.cache.veto_memo_hits();
         }
-        (early_checked(c.env, n).stopped ? stopped : ran) += 1;
-      }
-    }
-    hits += c.env.cache.veto_memo_hits();
-    if (c.on_demand) {
-      on_demand_hits += c.env.cache.veto_memo_hits();
-    }
-  }
+      });
   // Every path was taken: remembered stops of both kinds, full stops and full runs.
   CHECK(hits > 500);
   CHECK(on_demand_hits > 100);
@@ -1213,28 +1227,18 @@ TEST_CASE("remembered_stop_holds: every answer is the solve's over changing clus
 {
   // Before each solve of a Ready candidate the remembered stop is checked alone: when it says the
   // solve stops, the solve stops.
-  Random next(24681357);
   int answered = 0;
   int answered_with_pending = 0;
-  for (int round = 0; round < 60; ++round) {
-    CAPTURE(round);
-    ChangingCluster c(next);
-    for (int step = 0; step < 30; ++step) {
-      CAPTURE(step);
-      c.step();
-      for (const auto n : c.nodes) {
-        const auto& node = c.env.cluster.node(n);
-        if (node.pods.empty() || node.lifecycle != cluster::NodeLifecycle::ready) {
-          continue;
-        }
-        const bool quick = quick_stop(c.env, n);
-        const bool stopped = early_checked(c.env, n).stopped;
-        CHECK((!quick || stopped));
-        answered += quick ? 1 : 0;
-        answered_with_pending += quick && !c.env.cluster.pending().empty() ? 1 : 0;
-      }
+  ChangingCluster::run(24681357, [&](ChangingCluster& c, cluster::NodeIndex n) {
+    if (c.env.cluster.node(n).lifecycle != cluster::NodeLifecycle::ready) {
+      return;
     }
-  }
+    const bool quick = quick_stop(c.env, n);
+    const bool stopped = early_checked(c.env, n).stopped;
+    CHECK((!quick || stopped));
+    answered += quick ? 1 : 0;
+    answered_with_pending += quick && !c.env.cluster.pending().empty() ? 1 : 0;
+  });
   // Many stops are answered so, some with pending pods in the solve.
   CHECK(answered > 400);
   CHECK(answered_with_pending > 50);
