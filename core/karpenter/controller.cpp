@@ -82,7 +82,9 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       opts.offering_available = [&actuator](std::string_view type, std::string_view zone, std::string_view ct) {
         return actuator.offering_available(type, zone, ct);
       };
+      opts.availability_version = actuator.availability_version();
     }
+    opts.memo = &m_launch_memo;
     const LaunchDecision decision = choose_launch(claim, opts);
     const LaunchDecision* choice = decision.ok ? &decision : nullptr;
     NodeIndex node = k_none;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/catalog/catalog.hpp"
+#include "core/karpenter/launch.hpp"
 #include "core/karpenter/solve.hpp"
 #include "core/model/scenario.hpp"
 #include "core/sim/controller.hpp"
@@ -74,6 +75,7 @@ private:
   std::vector<NodePoolInput> m_pools;
   std::vector<model::PodSpecPtr> m_daemon_sets;
   std::unique_ptr<SolveCache> m_cache;
+  LaunchMemo m_launch_memo;
   DisruptionStep m_disruption;
 
   // Batcher (core:pkg/controllers/provisioning/batcher.go): a window opens at the first new

@@ -220,7 +220,9 @@ std::string min_values_error(const std::vector<const catalog::InstanceType*>& ty
   return fmt::format("minValues requirement is not met for label(s) ({})", keys);
 }
 
-LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resources& requests,
+namespace {
+
+LaunchDecision decide_launch(const model::Requirements& reqs, const model::Resources& requests,
                              const std::vector<const catalog::InstanceType*>& instance_types,
                              const LaunchOptions& launch_options, bool known_compatible)
 {
@@ -441,6 +443,102 @@ LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resou
   d.zone = best->o->zone;
   d.capacity_type = ct;
   d.price_per_hour = best->o->price_per_hour;
+  return d;
+}
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v)
+{
+  return (h ^ v) * 0x100000001b3ULL + (h >> 29);
+}
+
+std::uint64_t hash_of(const model::Requirements& reqs)
+{
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  const std::hash<std::string_view> text;
+  for (const auto& r : reqs.items()) {
+    h = mix(h, text(r.key));
+    h = mix(h, (r.complement ? 1U : 0U) | (r.greater_than ? 2U : 0U) | (r.less_than ? 4U : 0U) | (r.min_values ? 8U : 0U));
+    for (const auto& v : r.values) {
+      h = mix(h, text(v));
+    }
+    h = mix(h, static_cast<std::uint64_t>(r.greater_than.value_or(0)));
+    h = mix(h, static_cast<std::uint64_t>(r.less_than.value_or(0)));
+    h = mix(h, static_cast<std::uint64_t>(r.min_values.value_or(0)));
+  }
+  return h;
+}
+
+} // namespace
+
+struct LaunchMemo::Entry
+{
+  model::Requirements requirements;
+  std::vector<const catalog::InstanceType*> instance_types;
+  bool known_compatible = false;
+  int max_instance_types = 0;
+  bool min_values_best_effort = false;
+  std::uint64_t availability_version = 0;
+  // Per resource, the least any of the types has room for: requests within it pass every
+  // type's room check, the only thing the decision reads of the requests.
+  model::Resources room;
+  LaunchDecision decision;
+};
+
+LaunchMemo::LaunchMemo() = default;
+LaunchMemo::~LaunchMemo() = default;
+
+LaunchDecision choose_launch(const model::Requirements& reqs, const model::Resources& requests,
+                             const std::vector<const catalog::InstanceType*>& instance_types,
+                             const LaunchOptions& options, bool known_compatible)
+{
+  LaunchMemo* memo = options.memo;
+  if (memo == nullptr || (options.offering_available && options.availability_version == 0)) {
+    return decide_launch(reqs, requests, instance_types, options, known_compatible);
+  }
+  std::uint64_t key = hash_of(reqs);
+  for (const auto* it : instance_types) {
+    key = mix(key, reinterpret_cast<std::uintptr_t>(it));
+  }
+  key = mix(key, static_cast<std::uint64_t>(options.max_instance_types));
+  key = mix(key, (known_compatible ? 1U : 0U) | (options.min_values_best_effort ? 2U : 0U));
+  key = mix(key, options.offering_available ? options.availability_version : 0);
+  const auto same = [&](const LaunchMemo::Entry& e) {
+    return e.known_compatible == known_compatible && e.max_instance_types == options.max_instance_types
+           && e.min_values_best_effort == options.min_values_best_effort
+           && e.availability_version == (options.offering_available ? options.availability_version : 0)
+           && e.instance_types == instance_types && e.requirements == reqs;
+  };
+  if (const auto found = memo->m_entries.find(key); found != memo->m_entries.end() && same(*found->second)) {
+    const auto& e = *found->second;
+    if (requests.fits_in(e.room)) {
+      ++memo->m_hits;
+      return e.decision;
+    }
+  }
+  LaunchDecision d = decide_launch(reqs, requests, instance_types, options, known_compatible);
+  auto e = std::make_unique<LaunchMemo::Entry>();
+  for (auto& q : e->room.v) {
+    q = std::numeric_limits<std::int64_t>::max();
+  }
+  for (const auto* it : instance_types) {
+    for (std::size_t r = 0; r < model::k_max_resources; ++r) {
+      e->room.v[r] = std::min(e->room.v[r], std::max<std::int64_t>(0, it->capacity.v[r] - it->overhead.v[r]));
+    }
+  }
+  if (!requests.fits_in(e->room)) {
+    return d; // a type was left out for room: another claim's requests may keep it
+  }
+  if (memo->m_entries.size() >= LaunchMemo::k_max_entries) {
+    memo->m_entries.clear();
+  }
+  e->requirements = reqs;
+  e->instance_types = instance_types;
+  e->known_compatible = known_compatible;
+  e->max_instance_types = options.max_instance_types;
+  e->min_values_best_effort = options.min_values_best_effort;
+  e->availability_version = options.offering_available ? options.availability_version : 0;
+  e->decision = d;
+  memo->m_entries.insert_or_assign(key, std::move(e));
   return d;
 }
 

@@ -5,7 +5,10 @@
 #include "core/model/requirements.hpp"
 #include "core/model/resources.hpp"
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace capsim::karpenter {
@@ -13,11 +16,17 @@ namespace capsim::karpenter {
 // The AWS provider's launch decision for one NodeClaim (aws:pkg/providers/instance/instance.go
 // Create -> filterInstanceTypes -> getCapacityType -> CreateFleet), as a pure function.
 
+class LaunchMemo;
+
 struct LaunchOptions
 {
   int max_instance_types = 60; // settings.max_instance_types (maxInstanceTypes upstream)
   bool min_values_best_effort = false;
   OfferingAvailable offering_available; // ICE cache; nullptr = catalog flags only
+  // Version of offering_available's answers (sim::Actuator::availability_version); 0 = unknown,
+  // and then decisions that ask it are not remembered.
+  std::uint64_t availability_version = 0;
+  LaunchMemo* memo = nullptr; // optional: decisions remembered across calls (same results)
 };
 
 struct LaunchDecision
@@ -30,6 +39,31 @@ struct LaunchDecision
   // The instance types sent to CreateFleet (after filters and truncation), cheapest first.
   std::vector<const catalog::InstanceType*> candidates;
   std::string error; // InsufficientCapacityError text when !ok
+};
+
+// Launch decisions of one simulation, by requirements, instance types, options and availability
+// version. A decision reads the claim's requests only to drop types without room for them, so
+// a remembered one answers any claim whose requests every type has room for. A simulation
+// launches tens of thousands of claims from a few hundred distinct option lists, and each
+// decision walks every offering of every type.
+class LaunchMemo
+{
+public:
+  LaunchMemo();
+  ~LaunchMemo();
+  LaunchMemo(const LaunchMemo&) = delete;
+  LaunchMemo& operator=(const LaunchMemo&) = delete;
+
+  [[nodiscard]] std::int64_t hits() const { return m_hits; }
+
+private:
+  friend LaunchDecision choose_launch(const model::Requirements&, const model::Resources&,
+                                      const std::vector<const catalog::InstanceType*>&, const LaunchOptions&, bool);
+  struct Entry;
+  // Bounded: each entry holds a claim's requirements (its instance-type list among them).
+  static constexpr std::size_t k_max_entries = 256;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Entry>> m_entries;
+  std::int64_t m_hits = 0;
 };
 
 // Filters, in upstream order: compatible + available + fits the requests; exotic types

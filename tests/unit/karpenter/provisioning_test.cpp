@@ -8,6 +8,8 @@
 
 #include "tests/unit/karpenter/harness.hpp"
 
+#include "core/base/rng.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -1016,6 +1018,80 @@ TEST_CASE("launch drops exotic instance types while a generic one remains", "[ka
   const auto only = choose_launch(reqs, {}, {&gpu}, LaunchOptions{});
   REQUIRE(only.ok);
   CHECK(only.instance_type->name == "gpu");
+}
+
+TEST_CASE("a LaunchMemo answers exactly as a fresh launch decision", "[karpenter][launch]")
+{
+  // fake.InstanceTypes(12) with a spot and an on-demand offering per zone, prices and
+  // interruption bands varied, and one exotic type.
+  auto types = testing::fake_instance_types(12);
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    auto& t = types[i];
+    t.exotic = i == 5;
+    t.offerings.clear();
+    for (const char* zone : {"test-zone-1", "test-zone-2", "test-zone-3"}) {
+      const double base = 0.1 * static_cast<double>(i + 1) + (zone[10] - '1') * 0.01;
+      t.offerings.push_back(testing::fake_offering(zone, "on-demand", base));
+      auto spot = testing::fake_offering(zone, "spot", base * (i % 4 == 0 ? 1.5 : 0.4));
+      spot.interruption_band = static_cast<int>((i + static_cast<std::size_t>(zone[10])) % 3);
+      t.offerings.push_back(spot);
+    }
+    catalog::finalize_requirements(t);
+  }
+  std::vector<model::Requirements> reqs(3);
+  reqs[0].add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+  reqs[1].add(req(k_ct, Operator::in, {"on-demand"}));
+  reqs[2].add(req(k_ct, Operator::in, {"spot", "on-demand"}));
+  reqs[2].add(req(k_zone, Operator::in, {"test-zone-2"}));
+  // Availability changes with its version: version v makes spot in zone (v % 3) unavailable.
+  std::uint64_t version = 1;
+  const auto available = [&version](std::string_view, std::string_view zone, std::string_view ct) {
+    return !(ct == "spot" && static_cast<std::uint64_t>(zone.back() - '1') == version % 3);
+  };
+  LaunchMemo memo;
+  Rng rng(7);
+  int compared = 0;
+  for (int step = 0; step < 2000; ++step) {
+    // A cheapest-first suffix or a random subset of the types.
+    std::vector<const catalog::InstanceType*> options;
+    const auto first = rng.below(types.size());
+    for (std::size_t i = first; i < types.size(); ++i) {
+      if (rng.below(4) != 0 || step % 2 == 0) {
+        options.push_back(&types[i]);
+      }
+    }
+    if (options.empty()) {
+      continue;
+    }
+    model::Resources requests;
+    requests[model::k_cpu] = static_cast<std::int64_t>(rng.below(6000));
+    requests[model::k_memory] = static_cast<std::int64_t>(rng.below(8)) * k_gi;
+    if (rng.below(50) == 0) {
+      ++version;
+    }
+    LaunchOptions opts;
+    opts.max_instance_types = rng.below(5) == 0 ? 3 : 60;
+    if (rng.below(3) == 0) {
+      opts.offering_available = available;
+      opts.availability_version = version;
+    }
+    const auto& r = reqs[rng.below(reqs.size())];
+    const bool compatible = rng.below(2) == 0;
+    const LaunchDecision fresh = choose_launch(r, requests, options, opts, compatible);
+    opts.memo = &memo;
+    const LaunchDecision remembered = choose_launch(r, requests, options, opts, compatible);
+    REQUIRE(remembered.ok == fresh.ok);
+    REQUIRE(remembered.instance_type == fresh.instance_type);
+    REQUIRE(remembered.zone == fresh.zone);
+    REQUIRE(remembered.capacity_type == fresh.capacity_type);
+    REQUIRE(remembered.price_per_hour == fresh.price_per_hour);
+    REQUIRE(remembered.candidates == fresh.candidates);
+    REQUIRE(remembered.error == fresh.error);
+    ++compared;
+  }
+  CHECK(compared > 1900);
+  // Decisions repeat (few requirement sets, suffix option lists); many requests leave types out.
+  CHECK(memo.hits() > 300);
 }
 
 TEST_CASE("solve skips offerings the ICE cache marks unavailable", "[karpenter][launch]")
