@@ -1328,7 +1328,17 @@ void Scheduler::prepare_pods()
   m_batch.reserve(m_input.pods.size());
   const model::PodSpec* last_spec = nullptr;
   SpecData* last_data = nullptr;
-  for (const auto idx : m_input.pods) {
+  const auto& pods = m_input.pods;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    // A solve's pods are scattered over the run's pod table: the lines read below (phase, node
+    // and spec; the requests) are asked for a few pods ahead.
+    if (constexpr std::size_t k_ahead = 6; i + k_ahead < pods.size()) {
+      const auto* ahead = reinterpret_cast<const char*>(&m_cluster.pod(pods[i + k_ahead]));
+      for (std::size_t line = 0; line < 4; ++line) {
+        __builtin_prefetch(ahead + line * 64);
+      }
+    }
+    const auto idx = pods[i];
     const auto& ps = m_cluster.pod(idx);
     CAPSIM_CHECK(ps.pod.spec != nullptr, "solve: pod " + ps.pod.name + " has no spec");
     if (ps.pod.spec.get() != last_spec) { // pods of one workload share a spec
@@ -4046,6 +4056,29 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveInput& input, const Sol
   return true;
 }
 
+// witness_fitting_nowhere for a candidate whose pod list is the remembered one (all of it in the
+// solve): the first of its pods, by the remembered shapes, that fits on no node but `node` itself.
+std::optional<cluster::PodIndex> quick_witness(const SolveCache::Impl::Veto& v, const ExistingSnapshot& snap,
+                                               cluster::NodeIndex node)
+{
+  std::uint64_t tried = 0;
+  for (std::size_t k = 0; k < v.pods.size(); ++k) {
+    const auto s = v.shape_of[k];
+    if (s == SolveCache::Impl::Veto::k_no_shape || ((tried >> s) & 1U) != 0) {
+      continue;
+    }
+    tried |= std::uint64_t{1} << s;
+    std::size_t fit = snap.index.first_fit_except(v.shapes[s], v.moving_view, FreeCapacityIndex::k_end);
+    if (fit != FreeCapacityIndex::k_end && snap.nodes[fit].index == node) {
+      fit = snap.index.first_fit_except(v.shapes[s], v.moving_view, fit);
+    }
+    if (fit == FreeCapacityIndex::k_end) {
+      return v.pods[k];
+    }
+  }
+  return std::nullopt;
+}
+
 // Where the stop pod goes now: to `e` with room `rem`, a node that is not Ready, as it did (the
 // same node unchanged) or as written (another, or this one changed).
 enum class StopNode : std::uint8_t { no, same, other };
@@ -4235,7 +4268,19 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
   bool holds = false;
   if (r.kind == SolveCache::Impl::QuickStop::Kind::no_room) {
-    holds = fit == FreeCapacityIndex::k_end && no_room_holds(c, input, r, rest, pass);
+    // The stop pod has room somewhere now: another of the candidate's pods may fit nowhere
+    // (veto_still_holds takes such a witness too).
+    std::optional<cluster::PodIndex> witness;
+    if (fit != FreeCapacityIndex::k_end) {
+      witness = quick_witness(c.vetoes[node], snap, node);
+    }
+    holds = (fit == FreeCapacityIndex::k_end || witness) && no_room_holds(c, input, r, rest, pass);
+    if (holds && witness) {
+      auto& v = c.vetoes[node];
+      v.pod = *witness;
+      v.requests = pod_requests(cluster.pod(*witness).pod);
+      c.sync_quick_stop(cluster, node);
+    }
   } else if (fit != FreeCapacityIndex::k_end) {
     StopChecks checks{c, input, pass, std::nullopt};
     const std::size_t to = not_ready_holds(cluster, r, rest, checks, node, fit);

@@ -1223,6 +1223,40 @@ TEST_CASE("remembered_stop_holds: a pending pod whose first fit is the candidate
   CHECK(early_checked(env, candidate).stopped); // the solve's check excludes the candidate
 }
 
+TEST_CASE("remembered_stop_holds: a stop on no room takes another of the candidate's pods that fits nowhere",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  const auto other = env.node("other", {}, allocatable(2000));
+  const auto filler = env.pod(cpu(1000));
+  env.bind(filler, other);
+  env.bind(env.pod(cpu(1500)), candidate); // the first witness
+  const auto larger = env.pod(cpu(2500));
+  env.bind(larger, candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+
+  // Room for 1500m elsewhere, not for 2500m: answered before the solve, the larger pod the
+  // witness now (the record follows it, so the next check finds it first).
+  env.remove(filler);
+  refresh();
+  CHECK(quick_stop(env, candidate));
+  CHECK(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+
+  // A node with room for both: no witness, and the solve moves the pods.
+  const auto roomy = env.node("roomy", {}, allocatable(8000));
+  refresh();
+  CHECK_FALSE(quick_stop(env, candidate));
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 2);
+  CHECK(std::any_of(moved.existing.begin(), moved.existing.end(), [&](const Placement& p) { return p.node == roomy; }));
+}
+
 TEST_CASE("remembered_stop_holds: every answer is the solve's over changing clusters", "[karpenter][solve][consolidation]")
 {
   // Before each solve of a Ready candidate the remembered stop is checked alone: when it says the
