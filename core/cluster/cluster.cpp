@@ -31,8 +31,10 @@ NodeIndex Cluster::add_node(NodeState node)
     m_alive.push_back(static_cast<NodeIndex>(m_nodes.size()));
   }
   m_nodes.push_back(std::move(node));
-  m_node_stamps.push_back(++m_node_epoch);
-  return static_cast<NodeIndex>(m_nodes.size() - 1);
+  m_node_stamps.push_back(0);
+  const auto index = static_cast<NodeIndex>(m_nodes.size() - 1);
+  stamp(index);
+  return index;
 }
 
 void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
@@ -126,7 +128,7 @@ void Cluster::mark_terminated(NodeIndex node, SimTime now)
   // The scheduling view of its labels is not asked for again; a week launches tens of
   // thousands of nodes.
   n.requirements = {};
-  m_node_stamps[node] = ++m_node_epoch;
+  stamp(node);
 }
 
 } // namespace capsim::cluster

@@ -115,7 +115,7 @@ public:
 
   [[nodiscard]] NodeState& node_mut(NodeIndex i)
   {
-    m_node_stamps[i] = ++m_node_epoch;
+    stamp(i);
     return m_nodes[i];
   }
 
@@ -149,8 +149,8 @@ public:
 
   // Change tracking for incremental indexes (scheduling::KubeScheduler). Every bind()/unbind()
   // appends one entry to binding_log(); add_node(), node_mut() and mark_terminated() stamp the
-  // node with ++node_epoch(). A reader remembers the log length and epoch it has seen and
-  // revisits only what changed since.
+  // node with ++node_epoch() and append it to node_log(). A reader remembers the log lengths
+  // and epoch it has seen and revisits only what changed since.
   struct BindingChange
   {
     PodIndex pod = k_none;
@@ -166,6 +166,9 @@ public:
   [[nodiscard]] std::uint64_t node_epoch() const { return m_node_epoch; }
 
   [[nodiscard]] std::uint64_t node_stamp(NodeIndex i) const { return m_node_stamps[i]; }
+  // The node of each stamp, in stamp order (a week stamps a few hundred thousand times; a reader
+  // that walked every node a simulation ever had on each change would walk tens of thousands).
+  [[nodiscard]] const std::vector<NodeIndex>& node_log() const { return m_node_log; }
 
   // Unique per Cluster object: a copy or a move gets a new one, so an index built for one cluster
   // is never mistaken for another that happens to reuse its address.
@@ -198,8 +201,15 @@ private:
   std::vector<std::uint32_t> m_pending_pos; // position in m_pending per pod, or k_none
   std::size_t m_alive_nodes = 0;
   std::vector<NodeIndex> m_alive; // sorted
+  void stamp(NodeIndex i)
+  {
+    m_node_stamps[i] = ++m_node_epoch;
+    m_node_log.push_back(i);
+  }
+
   std::vector<BindingChange> m_binding_log;
   std::vector<std::uint64_t> m_node_stamps; // per node: node_epoch of its last change
+  std::vector<NodeIndex> m_node_log;
   std::uint64_t m_pods_revisions = 0;
   std::uint64_t m_node_epoch = 0;
   std::size_t m_bound_anti_affinity = 0;

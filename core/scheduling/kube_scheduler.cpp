@@ -510,6 +510,8 @@ struct KubeScheduler::State
   std::uint64_t cluster_id = 0;
   std::size_t log_pos = 0;
   std::uint64_t node_epoch = 0;
+  std::size_t node_log_pos = 0;             // of cluster->node_log(), seen up to
+  std::vector<NodeIndex> changed_nodes;     // sync_nodes' scratch
   std::uint64_t gen_capacity = 1;
   std::uint64_t gen_any = 1;
 
@@ -564,6 +566,7 @@ struct KubeScheduler::State
     cluster = &c;
     cluster_id = c.instance_id();
     log_pos = 0;
+    node_log_pos = 0;
     node_epoch = 0;
     gen_capacity = 1;
     gen_any = 1;
@@ -597,7 +600,8 @@ struct KubeScheduler::State
 
   void sync(const cluster::Cluster& c)
   {
-    if (cluster != &c || cluster_id != c.instance_id() || c.binding_log().size() < log_pos) {
+    if (cluster != &c || cluster_id != c.instance_id() || c.binding_log().size() < log_pos
+        || c.node_log().size() < node_log_pos) {
       reset(c);
     }
     sync_nodes();
@@ -639,11 +643,22 @@ struct KubeScheduler::State
     if (cluster->node_epoch() == node_epoch) {
       return;
     }
+    // The nodes stamped since, in index order.
+    const auto& log = cluster->node_log();
+    changed_nodes.assign(log.begin() + static_cast<std::ptrdiff_t>(node_log_pos), log.end());
+    std::sort(changed_nodes.begin(), changed_nodes.end());
+    changed_nodes.erase(std::unique(changed_nodes.begin(), changed_nodes.end()), changed_nodes.end());
+#ifndef NDEBUG
     for (NodeIndex i = 0; i < n; ++i) {
-      if (cluster->node_stamp(i) > node_epoch) {
-        refresh_node(i);
-      }
+      CAPSIM_CHECK((cluster->node_stamp(i) > node_epoch)
+                       == std::binary_search(changed_nodes.begin(), changed_nodes.end(), i),
+                   "kube-scheduler: the node log and the node stamps disagree");
     }
+#endif
+    for (const NodeIndex i : changed_nodes) {
+      refresh_node(i);
+    }
+    node_log_pos = log.size();
     node_epoch = cluster->node_epoch();
     ++gen_capacity;
     ++gen_any;
