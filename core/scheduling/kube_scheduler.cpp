@@ -1819,6 +1819,50 @@ struct KubeScheduler::State
     inter_pod_affinity_normalize(s_ipa);
   }
 
+  // NodeResourcesFit and NodeResourcesBalancedAllocation of the cycle's pod on the node at
+  // position `pos`, remembered per request shape.
+  std::pair<std::int64_t, std::int64_t> resource_scores(std::size_t pos)
+  {
+    const ScoreView& v = score_views[pos];
+    ScoreMemo& memo = score_memo[pos];
+    for (std::size_t k = 0; k < ScoreMemo::k_slots; ++k) {
+      if (memo.shape[k] == cycle.score_shape) {
+#ifndef NDEBUG
+        CAPSIM_CHECK(memo.fit[k] == resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu,
+                                                       v.alloc_cpu, v.req_mem + v.nz_extra_mem + cycle.nz_mem,
+                                                       v.alloc_mem)
+                         && memo.balanced[k]
+                                == (cycle.best_effort ? 0
+                                                      : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu,
+                                                                                  v.req_mem + cycle.mem, v.alloc_mem)),
+                     "kube-scheduler: a remembered resource score differs");
+#endif
+        return {memo.fit[k], memo.balanced[k]};
+      }
+    }
+    const std::int64_t fit = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
+                                                v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
+    const std::int64_t balanced =
+        cycle.best_effort ? 0
+                          : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu, v.req_mem + cycle.mem, v.alloc_mem);
+    const std::size_t slot = memo.next;
+    memo.next = static_cast<std::uint8_t>((memo.next + 1) % ScoreMemo::k_slots);
+    memo.shape[slot] = cycle.score_shape;
+    memo.fit[slot] = static_cast<std::int16_t>(fit);
+    memo.balanced[slot] = static_cast<std::int16_t>(balanced);
+    return {fit, balanced};
+  }
+
+  // Whether the cycle's scores other than the resource ones are the same on every node without
+  // PreferNoSchedule taints: no preferred node affinity, no soft spreading (explicit or the
+  // system default), no preferred pod (anti-)affinity of its own or of bound pods.
+  [[nodiscard]] bool resource_scores_decide() const
+  {
+    const Group& g = groups[cycle.gid];
+    return !g.has_preferred_node_affinity && g.soft.empty() && !(g.default_spread && config.system_default_spreading)
+           && g.preferred.empty() && g.owner_matches.empty();
+  }
+
   // Scores `nodes` (feasible cluster nodes); returns the position of the best (ties: lowest node
   // index). Per-plugin scores stay in s_* for score_nodes().
   std::size_t score(std::span<const NodeIndex> nodes)
@@ -1833,37 +1877,7 @@ struct KubeScheduler::State
     for (std::size_t i = 0; i < m; ++i) {
       const auto pos = position[nodes[i]];
       const ScoreView& v = score_views[pos];
-      ScoreMemo& memo = score_memo[pos];
-      std::size_t slot = ScoreMemo::k_slots;
-      for (std::size_t k = 0; k < ScoreMemo::k_slots; ++k) {
-        if (memo.shape[k] == cycle.score_shape) {
-          slot = k;
-          break;
-        }
-      }
-      if (slot != ScoreMemo::k_slots) {
-        s_fit[i] = memo.fit[slot];
-        s_bal[i] = memo.balanced[slot];
-      } else {
-        s_fit[i] = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
-                                      v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
-        s_bal[i] = cycle.best_effort ? 0
-                                     : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu,
-                                                                 v.req_mem + cycle.mem, v.alloc_mem);
-        slot = memo.next;
-        memo.next = static_cast<std::uint8_t>((memo.next + 1) % ScoreMemo::k_slots);
-        memo.shape[slot] = cycle.score_shape;
-        memo.fit[slot] = static_cast<std::int16_t>(s_fit[i]);
-        memo.balanced[slot] = static_cast<std::int16_t>(s_bal[i]);
-      }
-#ifndef NDEBUG
-      CAPSIM_CHECK(s_fit[i] == resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu,
-                                                  v.alloc_cpu, v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem)
-                       && s_bal[i] == (cycle.best_effort ? 0
-                                                         : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu,
-                                                                                     v.req_mem + cycle.mem, v.alloc_mem)),
-                   "kube-scheduler: a remembered resource score differs");
-#endif
+      std::tie(s_fit[i], s_bal[i]) = resource_scores(pos);
       if (v.soft_taints) {
         s_taint[i] = intolerable_prefer_no_schedule(g.spec->tolerations, cluster->node(nodes[i]));
         any_soft_taint = any_soft_taint || s_taint[i] != 0;
@@ -1925,6 +1939,23 @@ struct KubeScheduler::State
       return k_none;
     }
     std::size_t processed = 0;
+    // When only the resource scores can differ, the best node is kept as the scan finds them
+    // (no second pass over the feasible nodes); a node with PreferNoSchedule taints among them
+    // leaves the choice to score().
+    const bool fused = resource_scores_decide();
+    bool soft_tainted = false;
+    NodeIndex best = k_none;
+    std::int64_t best_total = 0;
+    const auto& w = config.weights;
+    const auto consider = [&](std::size_t pos) {
+      soft_tainted = soft_tainted || score_views[pos].soft_taints;
+      const auto [fit, balanced] = resource_scores(pos);
+      const std::int64_t total = w.node_resources_fit * fit + w.balanced_allocation * balanced;
+      if (best == k_none || total > best_total || (total == best_total && order[pos] < best)) {
+        best = order[pos];
+        best_total = total;
+      }
+    };
     // The list from `start`, wrapping once; a node without room or not Ready fails whatever the
     // other filters say, and on a plain node nothing else can fail a resources-only cycle.
     const auto scan = [&](std::size_t from, std::size_t to) {
@@ -1943,6 +1974,9 @@ struct KubeScheduler::State
 #endif
         if ((cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok) {
           feasible.push_back(order[pos]);
+          if (fused) {
+            consider(pos);
+          }
           if (feasible.size() >= to_find) {
             return true;
           }
@@ -1964,6 +1998,12 @@ struct KubeScheduler::State
     }
     if (feasible.size() == 1) {
       return feasible.front();
+    }
+    if (fused && !soft_tainted) {
+#ifndef NDEBUG
+      CAPSIM_CHECK(best == feasible[score(feasible)], "kube-scheduler: the scan's best node differs from score()'s");
+#endif
+      return best;
     }
     return feasible[score(feasible)];
   }

@@ -273,6 +273,28 @@ TEST_CASE("Score direction in real placements", "[scheduling][scores]")
   }
 }
 
+TEST_CASE("A PreferNoSchedule taint outweighs better resource scores in real placements", "[scheduling][scores]")
+{
+  // b has far more room (NodeResourcesFit 94 + BalancedAllocation 98 against a's 81 + 93), but
+  // its taint scores it 0 against a's 100 with weight 3. A pod that tolerates the taint goes there.
+  const model::Taint soft{"example.com/batch", "", model::TaintEffect::prefer_no_schedule};
+  const auto place = [&](const model::PodSpecPtr& spec) {
+    Cluster c;
+    add_node(c, "a", 4000, 8 * k_gi);
+    add_node(c, "b", 16000, 32 * k_gi, {}, 110, {soft});
+    pending_pod(c, "p", spec, 1000, k_gi);
+    KubeScheduler s;
+    const auto bound = s.bind_pending(c, 10);
+    REQUIRE(bound.size() == 1);
+    return c.node(bound[0].node).name;
+  };
+  CHECK(place(make_spec()) == "a");
+  const auto tolerating = make_spec([&](model::PodSpec& sp) {
+    sp.tolerations = {model::Toleration{soft.key, true, "", soft.effect}};
+  });
+  CHECK(place(tolerating) == "b");
+}
+
 TEST_CASE("Resource scores stay exact over more request sizes than the scheduler remembers",
           "[scheduling][scores]")
 {
