@@ -175,6 +175,7 @@ struct alignas(32) QuickView
   std::int64_t free_pods = 0;
   bool ready = false;
   bool plain = false; // Ready, no NoSchedule/NoExecute taint, not disrupted: only resources can fail
+  bool soft_taints = false; // a PreferNoSchedule taint (the scan's scoring then leaves it to score())
 };
 
 struct alignas(64) ScoreView
@@ -196,10 +197,11 @@ struct alignas(64) ScoreMemo
 {
   static constexpr std::size_t k_slots = 8;
   std::array<std::uint32_t, k_slots> shape{}; // ScoreShape id + 1; 0 = empty
-  std::array<std::int16_t, k_slots> fit{};
-  std::array<std::int16_t, k_slots> balanced{};
+  std::array<std::uint8_t, k_slots> fit{};      // scores are 0..100
+  std::array<std::uint8_t, k_slots> balanced{};
   std::uint8_t next = 0;
 };
+static_assert(sizeof(ScoreMemo) == 64, "one cache line per node: the scan reads it for every feasible node");
 
 // What the resource scores read of the pod: requests with and without the scheduler's defaults.
 struct ScoreShape
@@ -692,6 +694,7 @@ struct KubeScheduler::State
     q.free_pods = v.free[model::k_pods];
     q.ready = v.ready;
     q.plain = v.ready && !v.hard_taints && !v.disrupted;
+    q.soft_taints = v.soft_taints;
     ScoreView& sv = score_views[pos];
     sv.alloc_cpu = v.alloc_cpu;
     sv.alloc_mem = v.alloc_mem;
@@ -1848,8 +1851,10 @@ struct KubeScheduler::State
     const std::size_t slot = memo.next;
     memo.next = static_cast<std::uint8_t>((memo.next + 1) % ScoreMemo::k_slots);
     memo.shape[slot] = cycle.score_shape;
-    memo.fit[slot] = static_cast<std::int16_t>(fit);
-    memo.balanced[slot] = static_cast<std::int16_t>(balanced);
+    CAPSIM_CHECK(fit >= 0 && fit <= k_max_node_score && balanced >= 0 && balanced <= k_max_node_score,
+                 "kube-scheduler: a resource score out of 0..100");
+    memo.fit[slot] = static_cast<std::uint8_t>(fit);
+    memo.balanced[slot] = static_cast<std::uint8_t>(balanced);
     return {fit, balanced};
   }
 
@@ -1948,7 +1953,7 @@ struct KubeScheduler::State
     std::int64_t best_total = 0;
     const auto& w = config.weights;
     const auto consider = [&](std::size_t pos) {
-      soft_tainted = soft_tainted || score_views[pos].soft_taints;
+      soft_tainted = soft_tainted || quick[pos].soft_taints;
       const auto [fit, balanced] = resource_scores(pos);
       const std::int64_t total = w.node_resources_fit * fit + w.balanced_allocation * balanced;
       if (best == k_none || total > best_total || (total == best_total && order[pos] < best)) {
