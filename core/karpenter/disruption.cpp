@@ -124,7 +124,7 @@ private:
   std::vector<SimTime> m_drift_seen;        // per node: when drift was first observed
   std::vector<std::int8_t> m_requirements_drift; // per node: -1 unknown, 0 no, 1 drifted
   std::vector<std::string> m_last_keep;     // per node: last recorded blocking reason
-  std::vector<CandidateMemo> m_candidate_memo; // per node: make_candidate's pod-derived facts
+  CandidateMemos m_candidate_memo; // per node: make_candidate's pod-derived facts
 
   // make_candidate's answers for the graceful class, per NodePool node in alive order: worked
   // out once per step and shared by emptiness, multi-node and single-node, between which

@@ -1,5 +1,6 @@
 #include "core/karpenter/disruption_candidates.hpp"
 
+#include "core/base/diagnostics.hpp"
 #include "core/base/quantity.hpp"
 
 #include <fmt/format.h>
@@ -232,12 +233,31 @@ SimTime consolidatable_at(const cluster::NodeState& node, const model::NodePool&
 
 namespace {
 
-CandidateMemo& memo_slot(std::vector<CandidateMemo>& memo, NodeIndex index)
+// What a node's memo counts of one pod.
+struct PodFacts
 {
-  if (memo.size() <= index) {
-    memo.resize(static_cast<std::size_t>(index) + 1);
+  double cost = 1.0; // eviction cost
+  bool do_not_disrupt = false;
+  bool plain = false; // has a spec that does not ask for do-not-disrupt
+};
+
+PodFacts facts_of(const cluster::PodState& ps)
+{
+  PodFacts f;
+  if (ps.pod.spec) {
+    f.cost = eviction_cost(*ps.pod.spec);
+    f.do_not_disrupt = ps.pod.spec->do_not_disrupt > 0;
+    f.plain = !f.do_not_disrupt;
   }
-  return memo[index];
+  return f;
+}
+
+void set_list(CandidateMemo& m, const cluster::NodeState& node)
+{
+  std::vector<PodIndex> sorted(node.pods.begin(), node.pods.end());
+  std::sort(sorted.begin(), sorted.end());
+  m.reschedulable = PodList(std::move(sorted));
+  m.list_current = true;
 }
 
 void derive(CandidateMemo& m, const cluster::Cluster& cluster, const cluster::NodeState& node,
@@ -246,26 +266,63 @@ void derive(CandidateMemo& m, const cluster::Cluster& cluster, const cluster::No
   m.valid = true;
   m.cluster = cluster.instance_id();
   m.pods_revision = node.pods_revision;
-  m.any_do_not_disrupt = false;
+  m.bindings = cluster.binding_log().size();
   m.instance_type = node.instance_type != nullptr ? pool_instance_type(pool_input, *node.instance_type) : nullptr;
   m.price = m.instance_type != nullptr ? offering_price(*m.instance_type, node.zone, node.capacity_type) : 0;
   m.all_cost = 0;
   m.reschedule_cost = 1.0;
-  m.plain_pods = true;
+  m.do_not_disrupt_pods = 0;
+  m.unplain_pods = 0;
   for (const PodIndex p : node.pods) {
-    const auto& ps = cluster.pod(p);
-    m.any_do_not_disrupt = m.any_do_not_disrupt || (ps.pod.spec && ps.pod.spec->do_not_disrupt > 0);
-    m.plain_pods = m.plain_pods && ps.pod.spec && ps.pod.spec->do_not_disrupt <= 0;
-    const double ec = ps.pod.spec ? eviction_cost(*ps.pod.spec) : 1.0;
-    m.all_cost += ec;
-    m.reschedule_cost += std::max(0.0, ec);
+    const PodFacts f = facts_of(cluster.pod(p));
+    m.do_not_disrupt_pods += f.do_not_disrupt ? 1 : 0;
+    m.unplain_pods += f.plain ? 0 : 1;
+    m.all_cost += f.cost;
+    m.reschedule_cost += std::max(0.0, f.cost);
   }
-  std::vector<PodIndex> pods(node.pods.begin(), node.pods.end());
-  std::sort(pods.begin(), pods.end());
-  m.reschedulable = PodList(std::move(pods));
+  set_list(m, node);
 }
 
 } // namespace
+
+void CandidateMemos::catch_up(const cluster::Cluster& cluster)
+{
+  const auto& log = cluster.binding_log();
+  if (m_cluster != cluster.instance_id() || m_bindings > log.size()) {
+    m_memo.clear(); // another cluster's
+    m_cluster = cluster.instance_id();
+    m_bindings = log.size();
+    return;
+  }
+  for (; m_bindings < log.size(); ++m_bindings) {
+    const auto& e = log[m_bindings];
+    if (e.node >= m_memo.size()) {
+      continue;
+    }
+    CandidateMemo& m = m_memo[e.node];
+    if (!m.valid || m.bindings > m_bindings) {
+      continue; // derived after this binding (or never)
+    }
+    const PodFacts f = facts_of(cluster.pod(e.pod));
+    const double sign = e.bound ? 1.0 : -1.0;
+    const std::uint32_t one = e.bound ? 1U : static_cast<std::uint32_t>(-1);
+    m.all_cost += sign * f.cost;
+    m.reschedule_cost += sign * std::max(0.0, f.cost);
+    m.do_not_disrupt_pods += f.do_not_disrupt ? one : 0U;
+    m.unplain_pods += f.plain ? 0U : one;
+    m.bindings = m_bindings + 1;
+    m.pods_revision = cluster.node(e.node).pods_revision; // every later change is logged after this one
+    m.list_current = false;
+  }
+}
+
+CandidateMemo& CandidateMemos::slot(NodeIndex node)
+{
+  if (m_memo.size() <= node) {
+    m_memo.resize(static_cast<std::size_t>(node) + 1);
+  }
+  return m_memo[node];
+}
 
 CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, DisruptionClass disruption_class)
 {
@@ -295,12 +352,28 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   const auto& pool = pools[node.pool];
   const auto& pool_input = (*ctx.pools)[node.pool];
   CandidateMemo local;
-  CandidateMemo& memo = ctx.memo != nullptr ? memo_slot(*ctx.memo, index) : local;
+  if (ctx.memo != nullptr) {
+    ctx.memo->catch_up(cluster);
+  }
+  CandidateMemo& memo = ctx.memo != nullptr ? ctx.memo->slot(index) : local;
   if (!memo.valid || memo.cluster != cluster.instance_id() || memo.pods_revision != node.pods_revision) {
     derive(memo, cluster, node, pool_input);
+  } else if (!memo.list_current) {
+    set_list(memo, node);
   }
+#ifndef NDEBUG
+  if (ctx.memo != nullptr) {
+    CandidateMemo fresh;
+    derive(fresh, cluster, node, pool_input);
+    CAPSIM_CHECK(fresh.all_cost == memo.all_cost && fresh.reschedule_cost == memo.reschedule_cost
+                     && fresh.do_not_disrupt_pods == memo.do_not_disrupt_pods && fresh.unplain_pods == memo.unplain_pods
+                     && fresh.reschedulable == memo.reschedulable && fresh.instance_type == memo.instance_type
+                     && fresh.price == memo.price,
+                 "make_candidate: a node's memo differs from its pods");
+  }
+#endif
   const bool ignore_pod_blockers = disruption_class == DisruptionClass::eventual && pool.termination_grace_period;
-  if (!ignore_pod_blockers && memo.any_do_not_disrupt) {
+  if (!ignore_pod_blockers && memo.any_do_not_disrupt()) {
     for (const PodIndex p : node.pods) {
       const auto& ps = cluster.pod(p);
       if (do_not_disrupt_active(ps, ctx.now)) {
@@ -333,7 +406,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   c.instance_type = memo.instance_type;
   c.price = memo.price;
   c.reschedulable = memo.reschedulable;
-  c.plain_pods = memo.plain_pods;
+  c.plain_pods = memo.plain_pods();
   c.spot = node.capacity_type == model::k_capacity_spot;
   c.pods_revision = node.pods_revision;
   c.reschedule_cost = memo.reschedule_cost;

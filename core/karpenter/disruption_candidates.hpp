@@ -115,21 +115,45 @@ struct Candidate
   [[nodiscard]] double savings_ratio() const { return price / reschedule_cost; }
 };
 
-// What make_candidate derives from a node's pods and instance type, kept while the node's pod
-// list is unchanged: a disruption pass checks every node, and the pods are scattered over the
-// run's whole pod table (reading them is most of a check).
+// What make_candidate derives from a node's pods and instance type, kept up to date as pods come
+// and go: a disruption pass checks every node, and the pods are scattered over the run's whole
+// pod table (reading them all again for each change was most of a check).
 struct CandidateMemo
 {
   bool valid = false;
   std::uint64_t cluster = 0;       // Cluster::instance_id when derived
-  std::uint64_t pods_revision = 0; // NodeState::pods_revision when derived
-  bool any_do_not_disrupt = false;     // a pod asks for do-not-disrupt (its expiry needs the clock)
+  std::uint64_t pods_revision = 0; // NodeState::pods_revision it reflects
+  std::size_t bindings = 0;        // the Cluster::binding_log entries it reflects (a prefix)
+  std::uint32_t do_not_disrupt_pods = 0; // pods that ask for do-not-disrupt (expiry needs the clock)
+  std::uint32_t unplain_pods = 0;        // pods without a spec or asking for do-not-disrupt
+  bool list_current = false;             // reschedulable is the node's pod list
   PodList reschedulable;
-  bool plain_pods = false; // Candidate::plain_pods
   double all_cost = 0;
   double reschedule_cost = 1.0;
   const catalog::InstanceType* instance_type = nullptr;
   double price = 0;
+
+  [[nodiscard]] bool any_do_not_disrupt() const { return do_not_disrupt_pods != 0; }
+  [[nodiscard]] bool plain_pods() const { return unplain_pods == 0; } // Candidate::plain_pods
+};
+
+// The memos of one cluster's nodes, by node index. Each binding since a memo was derived adds or
+// takes away one pod's facts, read from that pod alone. The sums stay exact, so they equal a
+// fresh derivation's bit for bit in any order: an eviction cost is clamped to [-10, 10] and is a
+// multiple of 2^-27 (1 + deletion cost / 2^27 + priority / 2^25), so a node's sums need far fewer
+// than the 53 bits of a double.
+class CandidateMemos
+{
+public:
+  // Applies the bindings logged since the last call to the memos they touch.
+  void catch_up(const cluster::Cluster& cluster);
+  [[nodiscard]] CandidateMemo& slot(cluster::NodeIndex node);
+  [[nodiscard]] std::size_t size() const { return m_memo.size(); }
+
+private:
+  std::vector<CandidateMemo> m_memo;
+  std::uint64_t m_cluster = 0;
+  std::size_t m_bindings = 0; // binding_log entries applied
 };
 
 // What candidate checks read.
@@ -144,8 +168,8 @@ struct CandidateContext
   std::function<SimTime(cluster::NodeIndex)> nominated_until;
   // Nodes already in a disruption command (the orchestration queue).
   std::function<bool(cluster::NodeIndex)> in_queue;
-  // Optional, by node index; grown as needed. Results are the same without it.
-  std::vector<CandidateMemo>* memo = nullptr;
+  // Optional; results are the same without it.
+  CandidateMemos* memo = nullptr;
 };
 
 // The outcome of NewCandidate for one node: a candidate, or why it is not one. `blocked` is

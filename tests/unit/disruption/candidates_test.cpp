@@ -4,8 +4,12 @@
 
 #include "core/karpenter/disruption_consolidation.hpp"
 #include "tests/unit/disruption/disruption_harness.hpp"
+#include "core/base/rng.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <cstring>
+#include <limits>
 
 namespace capsim::karpenter::dtest {
 
@@ -259,7 +263,7 @@ TEST_CASE("make_candidate answers the same with its per-node memo as without, as
     pods.push_back(c.add_pod(p));
   }
 
-  std::vector<CandidateMemo> memo;
+  CandidateMemos memo;
   CandidateContext with;
   with.cluster = &c;
   with.scenario = &scenario;
@@ -320,6 +324,95 @@ TEST_CASE("make_candidate answers the same with its per-node memo as without, as
   CHECK(a.candidate->reschedulable == b.candidate->reschedulable);
   CHECK(std::count(a.candidate->reschedulable.begin(), a.candidate->reschedulable.end(), pods[7]) == 1);
   CHECK(std::count(a.candidate->reschedulable.begin(), a.candidate->reschedulable.end(), pods[6]) == 0);
+}
+
+TEST_CASE("make_candidate: memos kept up binding by binding equal fresh ones bit for bit", "[disruption][candidates]")
+{
+  // Eviction costs of every kind (clamped both ways, fractions of 2^-27, extreme deletion costs)
+  // over three nodes whose pods come and go at random; each node's memo is brought up to date
+  // by the bindings since it was made and must equal a fresh look at its pods.
+  const auto types = testing::fake_instance_types(3);
+  model::Scenario scenario;
+  scenario.node_pools.emplace_back();
+  scenario.node_pools[0].name = "default";
+  std::vector<const catalog::InstanceType*> offered;
+  for (const auto& t : types) {
+    offered.push_back(&t);
+  }
+  std::vector<NodePoolInput> pools(1);
+  pools[0].pool = &scenario.node_pools[0];
+  pools[0].instance_types = make_type_list(offered);
+  cluster::Cluster c;
+  std::vector<cluster::NodeIndex> nodes;
+  for (int i = 0; i < 3; ++i) {
+    cluster::NodeState n;
+    n.name = "node-" + std::to_string(i);
+    n.owner = cluster::NodeOwner::node_pool;
+    n.pool = 0;
+    n.lifecycle = cluster::NodeLifecycle::ready;
+    n.instance_type = &types[2];
+    n.zone = types[2].offerings.front().zone;
+    n.capacity_type = types[2].offerings.front().capacity_type;
+    n.allocatable = types[2].allocatable();
+    n.expire_at = i == 0 ? 10 * k_hour : -1;
+    nodes.push_back(c.add_node(n));
+  }
+  const std::vector<std::pair<std::int32_t, std::int64_t>> costs = {
+      {0, 0}, {1, 0}, {-1, 3}, {1 << 26, 0}, {0, -(1LL << 29)}, {2'000'000'000, 0}, {-2'000'000'000, 0},
+      {0, std::numeric_limits<std::int64_t>::max()}, {0, std::numeric_limits<std::int64_t>::min()}, {12345, -987654321},
+      {-33554432, 0}, {7, (1LL << 53) + 1}};
+  std::vector<cluster::PodIndex> pods;
+  for (int i = 0; i < 40; ++i) {
+    auto s = std::make_shared<model::PodSpec>();
+    const auto& [priority, deletion] = costs[static_cast<std::size_t>(i) % costs.size()];
+    s->priority = priority;
+    s->deletion_cost = deletion;
+    s->do_not_disrupt = i % 7 == 3 ? k_never : 0;
+    model::Pod p;
+    p.name = "pod-" + std::to_string(i);
+    p.spec = i % 11 == 5 ? nullptr : model::PodSpecPtr(s);
+    pods.push_back(c.add_pod(p));
+  }
+  CandidateMemos memo;
+  CandidateContext with;
+  with.cluster = &c;
+  with.scenario = &scenario;
+  with.pools = &pools;
+  with.memo = &memo;
+  CandidateContext without = with;
+  without.memo = nullptr;
+  Rng rng(11);
+  SimTime now = 0;
+  int compared = 0;
+  for (int step = 0; step < 600; ++step) {
+    now += k_minute;
+    const auto p = pods[rng.below(pods.size())];
+    if (c.pod(p).node == cluster::k_none) {
+      c.bind(p, nodes[rng.below(nodes.size())], now);
+      c.pod_mut(p).started_at = now;
+    } else {
+      c.unbind(p, now);
+    }
+    if (rng.below(3) != 0) {
+      continue; // several bindings between looks
+    }
+    with.now = without.now = now;
+    for (const auto n : nodes) {
+      const auto a = make_candidate(with, n, DisruptionClass::eventual);
+      const auto b = make_candidate(without, n, DisruptionClass::eventual);
+      REQUIRE(a.blocked == b.blocked);
+      REQUIRE(a.candidate.has_value() == b.candidate.has_value());
+      if (b.candidate) {
+        CHECK(a.candidate->reschedulable == b.candidate->reschedulable);
+        CHECK(a.candidate->plain_pods == b.candidate->plain_pods);
+        // Bit for bit: == on doubles, and the same bytes.
+        CHECK(std::memcmp(&a.candidate->reschedule_cost, &b.candidate->reschedule_cost, sizeof(double)) == 0);
+        CHECK(std::memcmp(&a.candidate->disruption_cost, &b.candidate->disruption_cost, sizeof(double)) == 0);
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 150); // the rest were blocked by do-not-disrupt pods, as they are without the memo
 }
 
 TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost ascending), then node name and index",
