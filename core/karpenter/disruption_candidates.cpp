@@ -433,7 +433,7 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
     // The name's first 16 bytes, big-endian and zero-padded: compared as the name is (ties on
     // the savings ratio are common, and most names share a long NodePool prefix).
     std::array<std::uint64_t, 2> head{};
-    const std::string* name = nullptr;
+    std::uint32_t name_size = 0;
     cluster::NodeIndex node = cluster::k_none;
     std::uint32_t at = 0;
   };
@@ -444,16 +444,54 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
     }
     return x;
   };
+  const auto name_of = [&](cluster::NodeIndex n) {
+    const std::string& name = cluster.node(n).name;
+    return CandidateOrder::Name{{pack(name, 0), pack(name, 8)}, static_cast<std::uint32_t>(name.size()), true};
+  };
+  if (memo != nullptr && memo->cluster != cluster.instance_id()) {
+    *memo = CandidateOrder{};
+    memo->cluster = cluster.instance_id();
+  }
   const bool v113 = is_v113(version);
   // Kept between calls: a large allocation per poll has glibc consolidate its free lists.
   thread_local std::vector<Key> keys;
   keys.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
-    const std::string& name = cluster.node(c.node).name;
-    keys[i] = {v113 ? c.disruption_cost : -c.savings_ratio(), {pack(name, 0), pack(name, 8)}, &name, c.node,
+    // A node's name never changes: its packed head is kept by node (the node's record is far
+    // from the candidate's).
+    CandidateOrder::Name name;
+    if (memo != nullptr) {
+      if (memo->names.size() <= c.node) {
+        memo->names.resize(static_cast<std::size_t>(c.node) + 1);
+      }
+      if (!memo->names[c.node].known) {
+        memo->names[c.node] = name_of(c.node);
+      }
+      name = memo->names[c.node];
+    } else {
+      name = name_of(c.node);
+    }
+    keys[i] = {v113 ? c.disruption_cost : -c.savings_ratio(), name.head, name.size, c.node,
                static_cast<std::uint32_t>(i)};
   }
+  const auto less = [&cluster](const Key& a, const Key& b) {
+    if (a.first != b.first) {
+      return a.first < b.first;
+    }
+    if (a.head != b.head) {
+      return a.head < b.head;
+    }
+    // Equal heads: equal names unless longer than the heads or of other lengths.
+    if (a.name_size != b.name_size || a.name_size > 16) {
+      if (const int c = cluster.node(a.node).name.compare(cluster.node(b.node).name); c != 0) {
+        return c < 0;
+      }
+    }
+    return a.node < b.node;
+  };
+  // A NaN key orders nothing: no remembered order is trusted with one.
+  const bool ordered = std::none_of(keys.begin(), keys.end(), [](const Key& k) { return std::isnan(k.first); });
   const bool same = memo != nullptr && memo->keys.size() == keys.size()
                     && std::equal(keys.begin(), keys.end(), memo->keys.begin(), [](const Key& k, const auto& m) {
                          return k.first == m.first && k.node == m.second;
@@ -469,25 +507,51 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
         memo->keys.emplace_back(k.first, k.node);
       }
     }
-    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-      if (a.first != b.first) {
-        return a.first < b.first;
+    if (memo == nullptr || !ordered || memo->sorted.empty()) {
+      std::sort(keys.begin(), keys.end(), less);
+    } else {
+      // The comparison is a strict total order (the node index decides last), so the candidates
+      // whose key stands keep their last sorted relative order (a node keeps its name): those
+      // are taken in that order, the others sorted and merged in. A poll changes a few keys.
+      auto& at = memo->at;
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (at.size() <= keys[i].node) {
+          at.resize(static_cast<std::size_t>(keys[i].node) + 1, 0);
+        }
+        at[keys[i].node] = static_cast<std::uint32_t>(i + 1);
       }
-      if (a.head != b.head) {
-        return a.head < b.head;
-      }
-      // Equal heads: equal names unless longer than the heads or of other lengths.
-      if (a.name->size() != b.name->size() || a.name->size() > 16) {
-        if (const int c = a.name->compare(*b.name); c != 0) {
-          return c < 0;
+      thread_local std::vector<Key> kept;
+      thread_local std::vector<Key> moved;
+      thread_local std::vector<char> taken;
+      kept.clear();
+      moved.clear();
+      taken.assign(keys.size(), 0);
+      for (const auto& [first, node] : memo->sorted) {
+        if (node < at.size() && at[node] != 0 && keys[at[node] - 1].first == first) {
+          kept.push_back(keys[at[node] - 1]);
+          taken[at[node] - 1] = 1;
         }
       }
-      return a.node < b.node;
-    });
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (taken[i] == 0) {
+          moved.push_back(keys[i]);
+        }
+        at[keys[i].node] = 0;
+      }
+      std::sort(moved.begin(), moved.end(), less);
+      std::merge(kept.begin(), kept.end(), moved.begin(), moved.end(), keys.begin(), less);
+#ifndef NDEBUG
+      CAPSIM_CHECK(std::is_sorted(keys.begin(), keys.end(), less), "sort_candidates: a merged order is not sorted");
+#endif
+    }
     if (memo != nullptr) {
       memo->order.clear();
+      memo->sorted.clear();
       for (const auto& k : keys) {
         memo->order.push_back(k.at);
+        if (ordered) {
+          memo->sorted.emplace_back(k.first, k.node);
+        }
       }
     }
   }

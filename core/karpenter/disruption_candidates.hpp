@@ -8,6 +8,7 @@
 #include "core/model/scenario.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -207,13 +208,25 @@ struct CandidateCheck
 // each method, and polls often find the same ones (the same keys in the same list order).
 struct CandidateOrder
 {
+  // A node's name as the order compares it: its first 16 bytes packed big-endian, and its length.
+  struct Name
+  {
+    std::array<std::uint64_t, 2> head{};
+    std::uint32_t size = 0;
+    bool known = false;
+  };
+  std::uint64_t cluster = 0;                               // Cluster::instance_id of the rest
   std::vector<std::pair<double, cluster::NodeIndex>> keys; // the sorted list's input, in its order
   std::vector<std::uint32_t> order;                        // input position of each output position
+  std::vector<std::pair<double, cluster::NodeIndex>> sorted; // its output's keys, in order
+  std::vector<Name> names;                                   // by node
+  std::vector<std::uint32_t> at; // scratch by node: 1 + input position
 };
 
 // Consolidation order (consolidation.go sortCandidates): v1.14+ savings ratio descending, v1.13
-// disruption cost ascending; ties by node name, then index. `memo` (optional, for one cluster):
-// the same input is put in the remembered order without sorting.
+// disruption cost ascending; ties by node name, then index. `memo` (optional): the same input is
+// put in the remembered order without sorting; otherwise the candidates whose key stands keep
+// their remembered relative order and only the others are sorted and merged in.
 void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster,
                      CandidateOrder* memo = nullptr);
 
