@@ -1861,28 +1861,40 @@ void Scheduler::build_snapshot(bool reuse)
     return c != 0 ? c < 0 : x.index < y.index;
   };
   std::sort(fresh.begin(), fresh.end(), before);
-  // With room to grow: the buffers are reused by the next rebuilds of a growing cluster.
-  const std::size_t count = fresh.size() + static_cast<std::size_t>(std::count(kept.begin(), kept.end(), 1));
-  if (snap.nodes.capacity() < count) {
-    snap.nodes.reserve(count + count / 2);
-  }
-  std::size_t f = 0;
-  for (std::size_t pos = 0; pos < old.nodes.size(); ++pos) {
+  // In place over the old list (or the empty buffer when nothing is kept): the entries no longer
+  // kept are dropped, then the fresh ones merged in from the back, so only the entries after the
+  // first change move. New nodes' names sort last, so most changes are near the end.
+  std::vector<ExistingNode>& list = reuse ? old.nodes : snap.nodes;
+  std::size_t count = 0;
+  for (std::size_t pos = 0; pos < list.size(); ++pos) {
     if (kept[pos] == 0) {
       continue;
     }
-    ExistingNode& e = old.nodes[pos];
+    ExistingNode& e = list[pos];
     e.node = &nodes[e.index]; // the node list may have moved
     if (std::binary_search(rebound.begin(), rebound.end(), e.index)) {
       set_remaining(e);
     }
-    while (f < fresh.size() && before(fresh[f], e)) {
-      snap.nodes.push_back(std::move(fresh[f++]));
+    if (count != pos) {
+      list[count] = std::move(e);
     }
-    snap.nodes.push_back(std::move(e));
+    ++count;
   }
-  while (f < fresh.size()) {
-    snap.nodes.push_back(std::move(fresh[f++]));
+  list.resize(count);
+  // With room to grow: the buffers are reused by the next rebuilds of a growing cluster.
+  if (list.capacity() < count + fresh.size()) {
+    list.reserve(count + fresh.size() + (count + fresh.size()) / 2);
+  }
+  list.resize(count + fresh.size());
+  for (std::size_t i = count, f = fresh.size(), to = list.size(); f > 0;) {
+    if (i > 0 && before(fresh[f - 1], list[i - 1])) {
+      list[--to] = std::move(list[--i]);
+    } else {
+      list[--to] = std::move(fresh[--f]);
+    }
+  }
+  if (reuse) {
+    snap.nodes.swap(old.nodes); // the old list is the result; the spare buffer goes back below
   }
   if (snap.position.capacity() < snap.nodes.size()) {
     snap.position.reserve(snap.nodes.size() + snap.nodes.size() / 2);
