@@ -218,33 +218,65 @@ TEST_CASE("Balanced policy: a move whose savings are small next to the pool's co
 
 namespace capsim::karpenter::dtest {
 
+namespace {
+
+// One NodePool offering fake.InstanceTypes(3), and a cluster of its Ready nodes of the largest
+// type (not copied: the pool input points into the scenario).
+struct MemoCluster
+{
+  std::vector<catalog::InstanceType> types = testing::fake_instance_types(3);
+  model::Scenario scenario;
+  std::vector<NodePoolInput> pools = std::vector<NodePoolInput>(1);
+  cluster::Cluster c;
+
+  MemoCluster()
+  {
+    scenario.node_pools.emplace_back();
+    scenario.node_pools[0].name = "default";
+    std::vector<const catalog::InstanceType*> offered;
+    for (const auto& t : types) {
+      offered.push_back(&t);
+    }
+    pools[0].pool = &scenario.node_pools[0];
+    pools[0].instance_types = make_type_list(offered);
+  }
+  MemoCluster(const MemoCluster&) = delete;
+  MemoCluster& operator=(const MemoCluster&) = delete;
+
+  cluster::NodeIndex node(const std::string& name, SimTime expire_at)
+  {
+    cluster::NodeState n;
+    n.name = name;
+    n.owner = cluster::NodeOwner::node_pool;
+    n.pool = 0;
+    n.lifecycle = cluster::NodeLifecycle::ready;
+    n.instance_type = &types[2];
+    n.zone = types[2].offerings.front().zone;
+    n.capacity_type = types[2].offerings.front().capacity_type;
+    n.allocatable = types[2].allocatable();
+    n.expire_at = expire_at;
+    return c.add_node(n);
+  }
+
+  [[nodiscard]] CandidateContext context(CandidateMemos* memo) const
+  {
+    CandidateContext ctx;
+    ctx.cluster = &c;
+    ctx.scenario = &scenario;
+    ctx.pools = &pools;
+    ctx.memo = memo;
+    return ctx;
+  }
+};
+
+} // namespace
+
 TEST_CASE("make_candidate answers the same with its per-node memo as without, as pods come and go",
           "[disruption][candidates]")
 {
-  const auto types = testing::fake_instance_types(3);
-  model::Scenario scenario;
-  scenario.node_pools.emplace_back();
-  scenario.node_pools[0].name = "default";
-  std::vector<const catalog::InstanceType*> offered;
-  for (const auto& t : types) {
-    offered.push_back(&t);
-  }
-  std::vector<NodePoolInput> pools(1);
-  pools[0].pool = &scenario.node_pools[0];
-  pools[0].instance_types = make_type_list(offered);
-
-  cluster::Cluster c;
-  cluster::NodeState n;
-  n.name = "node-0";
-  n.owner = cluster::NodeOwner::node_pool;
-  n.pool = 0;
-  n.lifecycle = cluster::NodeLifecycle::ready;
-  n.instance_type = &types[2];
-  n.zone = types[2].offerings.front().zone;
-  n.capacity_type = types[2].offerings.front().capacity_type;
-  n.allocatable = types[2].allocatable();
-  n.expire_at = 10 * k_hour;
-  const auto node = c.add_node(n);
+  MemoCluster mc;
+  auto& c = mc.c;
+  const auto node = mc.node("node-0", 10 * k_hour);
 
   const auto spec = [](std::int32_t priority, std::int64_t deletion_cost, Duration do_not_disrupt) {
     auto s = std::make_shared<model::PodSpec>();
@@ -264,13 +296,8 @@ TEST_CASE("make_candidate answers the same with its per-node memo as without, as
   }
 
   CandidateMemos memo;
-  CandidateContext with;
-  with.cluster = &c;
-  with.scenario = &scenario;
-  with.pools = &pools;
-  with.memo = &memo;
-  CandidateContext without = with;
-  without.memo = nullptr;
+  CandidateContext with = mc.context(&memo);
+  CandidateContext without = mc.context(nullptr);
 
   // Bind and unbind in an order that reorders the node's pod list, at times inside and after
   // the do-not-disrupt window.
@@ -331,31 +358,11 @@ TEST_CASE("make_candidate: memos kept up binding by binding equal fresh ones bit
   // Eviction costs of every kind (clamped both ways, fractions of 2^-27, extreme deletion costs)
   // over three nodes whose pods come and go at random; each node's memo is brought up to date
   // by the bindings since it was made and must equal a fresh look at its pods.
-  const auto types = testing::fake_instance_types(3);
-  model::Scenario scenario;
-  scenario.node_pools.emplace_back();
-  scenario.node_pools[0].name = "default";
-  std::vector<const catalog::InstanceType*> offered;
-  for (const auto& t : types) {
-    offered.push_back(&t);
-  }
-  std::vector<NodePoolInput> pools(1);
-  pools[0].pool = &scenario.node_pools[0];
-  pools[0].instance_types = make_type_list(offered);
-  cluster::Cluster c;
+  MemoCluster mc;
+  auto& c = mc.c;
   std::vector<cluster::NodeIndex> nodes;
   for (int i = 0; i < 3; ++i) {
-    cluster::NodeState n;
-    n.name = "node-" + std::to_string(i);
-    n.owner = cluster::NodeOwner::node_pool;
-    n.pool = 0;
-    n.lifecycle = cluster::NodeLifecycle::ready;
-    n.instance_type = &types[2];
-    n.zone = types[2].offerings.front().zone;
-    n.capacity_type = types[2].offerings.front().capacity_type;
-    n.allocatable = types[2].allocatable();
-    n.expire_at = i == 0 ? 10 * k_hour : -1;
-    nodes.push_back(c.add_node(n));
+    nodes.push_back(mc.node("node-" + std::to_string(i), i == 0 ? 10 * k_hour : -1));
   }
   const std::vector<std::pair<std::int32_t, std::int64_t>> costs = {
       {0, 0}, {1, 0}, {-1, 3}, {1 << 26, 0}, {0, -(1LL << 29)}, {2'000'000'000, 0}, {-2'000'000'000, 0},
@@ -374,13 +381,8 @@ TEST_CASE("make_candidate: memos kept up binding by binding equal fresh ones bit
     pods.push_back(c.add_pod(p));
   }
   CandidateMemos memo;
-  CandidateContext with;
-  with.cluster = &c;
-  with.scenario = &scenario;
-  with.pools = &pools;
-  with.memo = &memo;
-  CandidateContext without = with;
-  without.memo = nullptr;
+  CandidateContext with = mc.context(&memo);
+  CandidateContext without = mc.context(nullptr);
   Rng rng(11);
   SimTime now = 0;
   int compared = 0;

@@ -922,17 +922,41 @@ TEST_CASE("stop_on_delete_veto: a remembered stop on a node that is not Ready be
   CHECK(env.cache.veto_memo_hits() == 3);
 }
 
+namespace {
+
+// A candidate of two pods (1500m, then 2500m) that fit on no other node: the other node has
+// 2000m, 1000m of it taken by a filler pod. The first pod is the first witness of a no-room stop.
+struct TwoWitnesses
+{
+  Env env{testing::fake_instance_types(10)};
+  cluster::NodeIndex candidate = 0;
+  cluster::NodeIndex other = 0;
+  cluster::PodIndex filler = 0;
+  cluster::PodIndex larger = 0;
+
+  TwoWitnesses()
+  {
+    add_spot_pool(env, true);
+    candidate = env.node("candidate", {}, allocatable(8000));
+    other = env.node("other", {}, allocatable(2000));
+    filler = env.pod(cpu(1000));
+    env.bind(filler, other);
+    env.bind(env.pod(cpu(1500)), candidate);
+    larger = env.pod(cpu(2500));
+    env.bind(larger, candidate);
+  }
+};
+
+} // namespace
+
 TEST_CASE("stop_on_delete_veto: a remembered stop on no room takes another of the candidate's pods that fits nowhere",
           "[karpenter][solve][consolidation]")
 {
-  Env env(testing::fake_instance_types(10));
-  add_spot_pool(env, true);
-  const auto candidate = env.node("candidate", {}, allocatable(8000));
-  const auto other = env.node("other", {}, allocatable(2000));
-  const auto filler = env.pod(cpu(1000));
-  env.bind(filler, other);
-  env.bind(env.pod(cpu(1500)), candidate); // the first witness
-  env.bind(env.pod(cpu(2500)), candidate);
+  TwoWitnesses w;
+  auto& env = w.env;
+  const auto candidate = w.candidate;
+  const auto other = w.other;
+  const auto filler = w.filler;
   const auto refresh = [&env] { (void)solve(env.input()); };
   CHECK(early_checked(env, candidate).stopped);
   CHECK(early_checked(env, candidate).stopped);
@@ -1226,22 +1250,16 @@ TEST_CASE("remembered_stop_holds: a pending pod whose first fit is the candidate
 TEST_CASE("remembered_stop_holds: a stop on no room takes another of the candidate's pods that fits nowhere",
           "[karpenter][solve][consolidation]")
 {
-  Env env(testing::fake_instance_types(10));
-  add_spot_pool(env, true);
-  const auto candidate = env.node("candidate", {}, allocatable(8000));
-  const auto other = env.node("other", {}, allocatable(2000));
-  const auto filler = env.pod(cpu(1000));
-  env.bind(filler, other);
-  env.bind(env.pod(cpu(1500)), candidate); // the first witness
-  const auto larger = env.pod(cpu(2500));
-  env.bind(larger, candidate);
+  TwoWitnesses w;
+  auto& env = w.env;
+  const auto candidate = w.candidate;
   const auto refresh = [&env] { (void)solve(env.input()); };
   CHECK(early_checked(env, candidate).stopped);
   CHECK(quick_stop(env, candidate));
 
   // Room for 1500m elsewhere, not for 2500m: answered before the solve, the larger pod the
   // witness now (the record follows it, so the next check finds it first).
-  env.remove(filler);
+  env.remove(w.filler);
   refresh();
   CHECK(quick_stop(env, candidate));
   CHECK(quick_stop(env, candidate));
