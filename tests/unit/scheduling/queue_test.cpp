@@ -223,6 +223,27 @@ TEST_CASE("Binding passes see every node change the filters read", "[scheduling]
   CHECK(place("cpu request", make_spec(), 1, k_gi) == cluster::k_none);
 }
 
+TEST_CASE("Cluster::node_log lists the node of each stamp, in stamp order", "[scheduling][queue]")
+{
+  // The scheduler refreshes the nodes logged since its last look: every stamp (a new node, a
+  // change through node_mut, a termination) is logged; bindings go to the binding log instead.
+  Cluster c;
+  const auto a = add_node(c, "a", 4000, 8 * k_gi);
+  const auto b = add_node(c, "b", 4000, 8 * k_gi);
+  CHECK(c.node_log() == std::vector<NodeIndex>{a, b});
+  (void)c.node_mut(b);
+  (void)c.node_mut(a);
+  c.mark_terminated(b, 10);
+  CHECK(c.node_log() == std::vector<NodeIndex>{a, b, b, a, b});
+  CHECK(c.node_epoch() == 5);
+  CHECK(c.node_stamp(a) == 4);
+  CHECK(c.node_stamp(b) == 5);
+  const auto p = pending_pod(c, "p", make_spec(), 100, k_gi);
+  c.bind(p, a, 11);
+  CHECK(c.node_log().size() == 5);
+  CHECK(c.binding_log().size() == 1);
+}
+
 TEST_CASE("Nominated node preference is optional", "[scheduling][queue]")
 {
   Cluster c;
