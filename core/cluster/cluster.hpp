@@ -175,6 +175,12 @@ public:
   [[nodiscard]] std::uint64_t instance_id() const { return m_instance.value; }
 
 private:
+  void stamp(NodeIndex i)
+  {
+    m_node_stamps[i] = ++m_node_epoch;
+    m_node_log.push_back(i);
+  }
+
   struct InstanceId
   {
     std::uint64_t value = next();
@@ -201,12 +207,6 @@ private:
   std::vector<std::uint32_t> m_pending_pos; // position in m_pending per pod, or k_none
   std::size_t m_alive_nodes = 0;
   std::vector<NodeIndex> m_alive; // sorted
-  void stamp(NodeIndex i)
-  {
-    m_node_stamps[i] = ++m_node_epoch;
-    m_node_log.push_back(i);
-  }
-
   std::vector<BindingChange> m_binding_log;
   std::vector<std::uint64_t> m_node_stamps; // per node: node_epoch of its last change
   std::vector<NodeIndex> m_node_log;

@@ -527,7 +527,8 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
       moved.clear();
       taken.assign(keys.size(), 0);
       for (const auto& [first, node] : memo->sorted) {
-        if (node < at.size() && at[node] != 0 && keys[at[node] - 1].first == first) {
+        // (A node listed twice is taken once; the other entry is sorted in with the changed ones.)
+        if (node < at.size() && at[node] != 0 && taken[at[node] - 1] == 0 && keys[at[node] - 1].first == first) {
           kept.push_back(keys[at[node] - 1]);
           taken[at[node] - 1] = 1;
         }

@@ -545,6 +545,19 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
       CHECK(nodes_of(remembered) == nodes_of(expected));
       input = list;
     }
+    // A node listed twice (not something a poll makes) is sorted like the others, and a memo
+    // that remembers it twice keeps every entry once.
+    for (int round = 0; round < 3; ++round) {
+      CAPTURE(round);
+      auto list = input;
+      list.push_back(list.front());
+      list[next(list.size() - 1) + 1].price = 0.05 * static_cast<double>(1 + next(9));
+      auto expected = list;
+      sort_candidates(expected, version, c);
+      auto remembered = list;
+      sort_candidates(remembered, version, c, &memo);
+      CHECK(nodes_of(remembered) == nodes_of(expected));
+    }
   }
 }
 
