@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <map>
@@ -176,6 +178,8 @@ struct alignas(32) QuickView
   bool ready = false;
   bool plain = false; // Ready, no NoSchedule/NoExecute taint, not disrupted: only resources can fail
   bool soft_taints = false; // a PreferNoSchedule taint (the scan's scoring then leaves it to score())
+  // NodeResourcesFit's LeastAllocated score of the node as it is: no pod scores more on it.
+  std::uint8_t fit_now = 0;
 };
 
 struct alignas(64) ScoreView
@@ -439,6 +443,52 @@ struct EquivalenceKey
   bool operator==(const EquivalenceKey&) const = default;
 };
 
+// The scan's room test in 32 bits, so that it runs four or more nodes to an instruction: cpu in
+// millicores and memory in MiB rounded down, both clamped. Pod and node go through the same
+// monotone map, so a node with the room always passes; the quick view then decides exactly.
+constexpr std::int32_t k_closed = std::numeric_limits<std::int32_t>::min(); // not Ready, or full
+constexpr std::int64_t k_coarse_lo = std::int64_t{k_closed} + 1;
+constexpr std::int64_t k_coarse_hi = std::numeric_limits<std::int32_t>::max();
+
+std::int32_t coarse_cpu(std::int64_t millis)
+{
+  return static_cast<std::int32_t>(std::clamp(millis, k_coarse_lo, k_coarse_hi));
+}
+
+std::int32_t coarse_memory(std::int64_t bytes)
+{
+  return static_cast<std::int32_t>(std::clamp(bytes >> 20, k_coarse_lo, k_coarse_hi)); // floor, also below 0
+}
+
+// Bit j set when position j of the n (at most 64) may have room for (lo_cpu, lo_mem); raises
+// `most` to the largest room seen.
+std::uint64_t room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t n, std::int32_t lo_cpu,
+                        std::int32_t lo_mem, std::array<std::int32_t, 2>& most)
+{
+  std::array<std::uint8_t, 64> fits{};
+  std::int32_t most_cpu = most[0];
+  std::int32_t most_mem = most[1];
+  for (std::size_t j = 0; j < n; ++j) {
+    fits[j] = static_cast<std::uint8_t>((cpu[j] >= lo_cpu) & (mem[j] >= lo_mem));
+    most_cpu = std::max(most_cpu, cpu[j]);
+    most_mem = std::max(most_mem, mem[j]);
+  }
+  most = {most_cpu, most_mem};
+  std::uint64_t mask = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (std::size_t k = 0; k < 8; ++k) { // eight 0/1 bytes to eight bits
+      std::uint64_t bytes = 0;
+      std::memcpy(&bytes, fits.data() + 8 * k, 8);
+      mask |= ((bytes * 0x0102040810204080ULL) >> 56) << (8 * k);
+    }
+  } else {
+    for (std::size_t j = 0; j < n; ++j) {
+      mask |= static_cast<std::uint64_t>(fits[j]) << j;
+    }
+  }
+  return mask;
+}
+
 struct EquivalenceHash
 {
   std::size_t operator()(const EquivalenceKey& k) const
@@ -523,14 +573,18 @@ struct KubeScheduler::State
   std::vector<std::vector<NodeIndex>> tree_nodes; // nodes of each zone, in order of arrival
   std::vector<NodeIndex> order;                   // snapshot node list (zones interleaved)
   std::vector<QuickView> quick;                   // by position in order
+  // The scan's room test by position in order, as two plain arrays it reads 64 at a time: coarse
+  // free cpu and memory of a Ready node with room for a pod; k_closed when it is not Ready or full.
+  std::vector<std::int32_t> room_cpu;
+  std::vector<std::int32_t> room_mem;
   std::vector<ScoreView> score_views;             // by position in order
   std::vector<ScoreMemo> score_memo;              // by position in order
   std::unordered_map<ScoreShape, std::uint32_t, ScoreShapeHash> score_shapes;
   static constexpr std::size_t k_max_score_shapes = 4096;
-  // At least the most free cpu, memory and pods of any Ready node (in `quick`): a pod asking
-  // more than one of them fits nowhere. Raised by every node change that goes above it, made
-  // exact again by a scan that found no node.
-  std::array<std::int64_t, 3> most_free{INT64_MAX, INT64_MAX, INT64_MAX};
+  // At least the most free coarse cpu and memory of any node open to a pod (room_cpu, room_mem;
+  // k_closed when there is none): a pod asking more than one of them fits nowhere. Raised by every
+  // node change that goes above it, made exact again by a scan that found no node.
+  std::array<std::int32_t, 2> most_free{k_coarse_hi, k_coarse_hi};
   std::vector<std::uint32_t> position;            // by node: position in order, or k_none
   bool order_dirty = false;
   std::size_t next_start = 0;
@@ -578,9 +632,11 @@ struct KubeScheduler::State
     tree_nodes.clear();
     order.clear();
     quick.clear();
+    room_cpu.clear();
+    room_mem.clear();
     score_views.clear();
     score_memo.clear();
-    most_free.fill(std::numeric_limits<std::int64_t>::min());
+    most_free.fill(k_closed);
     position.clear();
     order_dirty = false;
     next_start = 0;
@@ -695,6 +751,12 @@ struct KubeScheduler::State
     q.ready = v.ready;
     q.plain = v.ready && !v.hard_taints && !v.disrupted;
     q.soft_taints = v.soft_taints;
+    const auto fit_now = resource_fit_score(ScoringStrategy::least_allocated, v.req_cpu + v.nz_extra_cpu, v.alloc_cpu,
+                                            v.req_mem + v.nz_extra_mem, v.alloc_mem);
+    q.fit_now = static_cast<std::uint8_t>(std::clamp<std::int64_t>(fit_now, 0, k_max_node_score));
+    const bool open = q.ready && q.free_pods >= 1;
+    room_cpu[pos] = open ? coarse_cpu(q.free_cpu) : k_closed;
+    room_mem[pos] = open ? coarse_memory(q.free_mem) : k_closed;
     ScoreView& sv = score_views[pos];
     sv.alloc_cpu = v.alloc_cpu;
     sv.alloc_mem = v.alloc_mem;
@@ -704,24 +766,8 @@ struct KubeScheduler::State
     sv.nz_extra_mem = v.nz_extra_mem;
     sv.soft_taints = v.soft_taints;
     score_memo[pos] = ScoreMemo{};
-    raise_most_free(q);
-  }
-
-  void raise_most_free(const QuickView& q)
-  {
-    if (q.ready) {
-      most_free[0] = std::max(most_free[0], q.free_cpu);
-      most_free[1] = std::max(most_free[1], q.free_mem);
-      most_free[2] = std::max(most_free[2], q.free_pods);
-    }
-  }
-
-  void exact_most_free()
-  {
-    most_free.fill(std::numeric_limits<std::int64_t>::min());
-    for (const auto& q : quick) {
-      raise_most_free(q);
-    }
+    most_free[0] = std::max(most_free[0], room_cpu[pos]);
+    most_free[1] = std::max(most_free[1], room_mem[pos]);
   }
 
   void refresh_node(NodeIndex i)
@@ -805,9 +851,11 @@ struct KubeScheduler::State
     order_dirty = false;
     std::fill(position.begin(), position.end(), k_none);
     quick.assign(order.size(), QuickView{});
+    room_cpu.assign(order.size(), k_closed);
+    room_mem.assign(order.size(), k_closed);
     score_views.assign(order.size(), ScoreView{});
     score_memo.assign(order.size(), ScoreMemo{});
-    most_free.fill(std::numeric_limits<std::int64_t>::min());
+    most_free.fill(k_closed);
     for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
       position[order[pos]] = pos;
       mirror(order[pos]);
@@ -1931,8 +1979,10 @@ struct KubeScheduler::State
     const std::size_t to_find = num_feasible_nodes_to_find(config.percentage_of_nodes_to_score, all);
     const std::size_t start = next_start % all;
     feasible.clear();
-    // No Ready node has the room: the scan would pass over every node, back to the start.
-    if (cycle.min_free_cpu > most_free[0] || cycle.min_free_mem > most_free[1] || most_free[2] < 1) {
+    const std::int32_t lo_cpu = coarse_cpu(cycle.min_free_cpu); // above k_closed
+    const std::int32_t lo_mem = coarse_memory(cycle.min_free_mem);
+    // No open node has the room: the scan would pass over every node, back to the start.
+    if (lo_cpu > most_free[0] || lo_mem > most_free[1]) {
 #ifndef NDEBUG
       for (const auto n : order) {
         CAPSIM_CHECK(filter(n) != Verdict::ok, "kube-scheduler: a node with room beyond the most free is feasible");
@@ -1952,8 +2002,18 @@ struct KubeScheduler::State
     NodeIndex best = k_none;
     std::int64_t best_total = 0;
     const auto& w = config.weights;
+    // Under LeastAllocated a pod only lowers a node's fit score, so a node whose score as it is
+    // cannot even tie the best found so far is passed over without its scores.
+    const bool bounded = config.strategy == ScoringStrategy::least_allocated && w.node_resources_fit >= 0
+                         && w.balanced_allocation >= 0;
     const auto consider = [&](std::size_t pos) {
       soft_tainted = soft_tainted || quick[pos].soft_taints;
+      if (bounded && best != k_none) {
+        const std::int64_t bound = w.node_resources_fit * quick[pos].fit_now + w.balanced_allocation * k_max_node_score;
+        if (bound < best_total) {
+          return;
+        }
+      }
       const auto [fit, balanced] = resource_scores(pos);
       const std::int64_t total = w.node_resources_fit * fit + w.balanced_allocation * balanced;
       if (best == k_none || total > best_total || (total == best_total && order[pos] < best)) {
@@ -1962,30 +2022,49 @@ struct KubeScheduler::State
       }
     };
     // The list from `start`, wrapping once; a node without room or not Ready fails whatever the
-    // other filters say, and on a plain node nothing else can fail a resources-only cycle.
+    // other filters say, and on a plain node nothing else can fail a resources-only cycle. The
+    // room test runs over 64 positions at a time into a bit mask (no branch per node); only the
+    // nodes it passes are looked at one by one, in list order.
+    // A scan that finds no node has seen every node: the most free room it saw is exact.
+    std::array<std::int32_t, 2> seen{k_closed, k_closed};
     const auto scan = [&](std::size_t from, std::size_t to) {
-      for (std::size_t pos = from; pos < to; ++pos) {
-        ++processed;
-        const QuickView& q = quick[pos];
-        if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.free_cpu || cycle.min_free_mem > q.free_mem) {
+      for (std::size_t base = from; base < to; base += 64) {
+        const std::size_t n = std::min<std::size_t>(64, to - base);
+        std::uint64_t room = room_mask(room_cpu.data() + base, room_mem.data() + base, n, lo_cpu, lo_mem, seen);
 #ifndef NDEBUG
-          CAPSIM_CHECK(filter(order[pos]) != Verdict::ok, "kube-scheduler: a node the quick view rules out is feasible");
-#endif
-          continue;
+        for (std::size_t j = 0; j < n; ++j) {
+          const QuickView& q = quick[base + j];
+          const bool fits = q.ready && q.free_pods >= 1 && cycle.min_free_cpu <= q.free_cpu
+                            && cycle.min_free_mem <= q.free_mem;
+          CAPSIM_CHECK(!fits || ((room >> j) & 1U) != 0, "kube-scheduler: the room mask rules out a node with room");
+          CAPSIM_CHECK(fits || filter(order[base + j]) != Verdict::ok,
+                       "kube-scheduler: a node the quick view rules out is feasible");
         }
+#endif
+        while (room != 0) {
+          const auto j = static_cast<std::size_t>(std::countr_zero(room));
+          room &= room - 1;
+          const std::size_t pos = base + j;
+          const QuickView& q = quick[pos];
+          if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.free_cpu || cycle.min_free_mem > q.free_mem) {
+            continue; // only coarsely in the mask
+          }
 #ifndef NDEBUG
-        CAPSIM_CHECK(!(cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok,
-                     "kube-scheduler: a node the quick view passes is not feasible");
+          CAPSIM_CHECK(!(cycle.resources_only && quick[pos].plain) || filter(order[pos]) == Verdict::ok,
+                       "kube-scheduler: a node the quick view passes is not feasible");
 #endif
-        if ((cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok) {
-          feasible.push_back(order[pos]);
-          if (fused) {
-            consider(pos);
-          }
-          if (feasible.size() >= to_find) {
-            return true;
+          if ((cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok) {
+            feasible.push_back(order[pos]);
+            if (fused) {
+              consider(pos);
+            }
+            if (feasible.size() >= to_find) {
+              processed += j + 1;
+              return true;
+            }
           }
         }
+        processed += n;
       }
       return false;
     };
@@ -1993,7 +2072,7 @@ struct KubeScheduler::State
       scan(0, start);
     }
     if (feasible.empty()) {
-      exact_most_free(); // for the pods after this one that ask as much
+      most_free = seen; // for the pods after this one that ask as much
     }
     if (advance) {
       next_start = (start + processed) % all;

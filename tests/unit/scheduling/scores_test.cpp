@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+
 using namespace capsim;
 using namespace capsim::test;
 using scheduling::KubeScheduler;
@@ -355,4 +357,114 @@ TEST_CASE("Resource scores stay exact over more request sizes than the scheduler
   CHECK(on_d == 0); // d stayed as it was, so its remembered scores were asked for
   CHECK(c.node(a).pods.size() > 100);
   CHECK(c.node(b).pods.size() > 100);
+}
+
+TEST_CASE("Sampled placements over hundreds of nodes agree with kube-scheduler's rules worked out here",
+          "[scheduling][scores]")
+{
+  // One zone, so the snapshot list is the nodes in order. Each cycle walks the list from where
+  // the last one stopped, keeps the first numFeasibleNodesToFind nodes with room (Ready, a pod
+  // slot, cpu and memory) and takes the best NodeResourcesFit + BalancedAllocation (ties: the
+  // first node); the next cycle starts after the last node it looked at. Memory sizes are not
+  // whole MiB (the scan tests room in MiB first), a few nodes are not Ready, some allow few
+  // pods, and one has more cpu than 32 bits hold; pods leave now and then.
+  Cluster c;
+  std::mt19937_64 rng(20261201);
+  const auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  constexpr int k_nodes = 300;
+  for (int i = 0; i < k_nodes; ++i) {
+    const bool huge = i == 137;
+    const auto lifecycle = i % 41 == 7 ? cluster::NodeLifecycle::registered : cluster::NodeLifecycle::ready;
+    add_node(c, "n" + std::to_string(1000 + i), huge ? 5'000'000'000 : uniform(2, 16) * 1000,
+             uniform(4, 64) * k_gi + uniform(0, 1 << 20), {}, i % 9 == 0 ? 3 : 110, {}, lifecycle);
+  }
+  const auto spec = make_spec();
+  KubeScheduler s;
+  std::size_t next_start = 0;
+  std::vector<PodIndex> bound;
+  int mismatches = 0;
+  int placed = 0;
+  int unplaced = 0;
+  for (int i = 0; i < 4000; ++i) {
+    if (i % 5 == 4 && !bound.empty()) { // a pod leaves
+      const auto k = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(bound.size()) - 1));
+      c.unbind(bound[k], i);
+      c.pod_mut(bound[k]).phase = cluster::PodPhase::finished;
+      bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    const std::int64_t cpu = i % 97 == 0 ? 3'000'000'000 : uniform(1, 40) * 100;
+    const std::int64_t mem = uniform(1, 8 * 1024) * (1 << 20) / 4 + uniform(-1000, 1000);
+    // Reference: sampled filtering from next_start, then the best score.
+    const std::size_t all = c.nodes().size();
+    const std::size_t to_find = scheduling::num_feasible_nodes_to_find(0, all);
+    std::size_t found = 0;
+    std::size_t processed = 0;
+    NodeIndex expected = cluster::k_none;
+    std::int64_t best = -1;
+    for (std::size_t k = 0; k < all && found < to_find; ++k) {
+      const auto n = static_cast<NodeIndex>((next_start + k) % all);
+      ++processed;
+      const auto& ns = c.node(n);
+      const auto free = ns.allocatable - ns.requested;
+      if (ns.lifecycle != cluster::NodeLifecycle::ready || free[model::k_pods] < 1 || free.cpu() < cpu
+          || free.memory() < mem) {
+        continue;
+      }
+      ++found;
+      const auto cpu_req = ns.requested.cpu() + cpu;
+      const auto mem_req = ns.requested.memory() + mem;
+      const std::int64_t total =
+          scheduling::resource_fit_score(ScoringStrategy::least_allocated, cpu_req, ns.allocatable.cpu(), mem_req,
+                                         ns.allocatable.memory())
+          + scheduling::balanced_allocation_score(cpu_req, ns.allocatable.cpu(), mem_req, ns.allocatable.memory());
+      if (total > best || (total == best && n < expected)) {
+        best = total;
+        expected = n;
+      }
+    }
+    if (found > 0) {
+      next_start = (next_start + processed) % all;
+    }
+    const auto p = pending_pod(c, "p" + std::to_string(i), spec, cpu, mem, i);
+    const auto b = s.bind_pending(c, i);
+    const NodeIndex got = b.empty() ? cluster::k_none : b[0].node;
+    mismatches += got != expected ? 1 : 0;
+    if (got != cluster::k_none) {
+      bound.push_back(p);
+      ++placed;
+    } else {
+      c.clear_pending(p); // gone, so that later cycles schedule one pod each
+      c.pod_mut(p).phase = cluster::PodPhase::finished;
+      ++unplaced;
+    }
+  }
+  CHECK(mismatches == 0);
+  CHECK(placed > 1000);
+  CHECK(unplaced > 100);
+}
+
+TEST_CASE("Room within the same MiB or beyond 32 bits of cpu is decided exactly", "[scheduling][scores]")
+{
+  // The scan first tests room in MiB and in clamped 32-bit millicores: "near" has 500 bytes less
+  // memory free than the pod asks (the same MiB), "vast" fewer millicores than the second pod asks
+  // (both beyond 32 bits). Neither pod has a node.
+  Cluster c;
+  const auto near = add_node(c, "near", 8000, 4 * k_gi + 1300);
+  const auto vast = add_node(c, "vast", 3'500'000'000, k_gi);
+  const auto spec = make_spec();
+  KubeScheduler s;
+  const auto first = pending_pod(c, "first", spec, 100, 4 * k_gi + 1800, 1);
+  CHECK(s.bind_pending(c, 1).empty());
+  c.clear_pending(first);
+  c.pod_mut(first).phase = cluster::PodPhase::finished;
+  pending_pod(c, "second", spec, 4'000'000'000, 1024, 2);
+  CHECK(s.bind_pending(c, 2).empty());
+  // With room they do go there.
+  const auto third = pending_pod(c, "third", spec, 100, 4 * k_gi + 1300, 3);
+  const auto fourth = pending_pod(c, "fourth", spec, 3'500'000'000, 1024, 3);
+  CHECK(s.bind_pending(c, 3).size() == 2);
+  CHECK(c.pod(third).node == near);
+  CHECK(c.pod(fourth).node == vast);
 }
