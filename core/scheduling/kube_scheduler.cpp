@@ -579,6 +579,9 @@ struct KubeScheduler::State
   std::vector<std::int32_t> room_mem;
   std::vector<ScoreView> score_views;             // by position in order
   std::vector<ScoreMemo> score_memo;              // by position in order
+  std::vector<NodeIndex> old_order;               // rebuild_order's scratch
+  std::vector<ScoreMemo> old_memo;
+  std::vector<std::uint32_t> kept_memo;
   std::unordered_map<ScoreShape, std::uint32_t, ScoreShapeHash> score_shapes;
   static constexpr std::size_t k_max_score_shapes = 4096;
   // At least the most free coarse cpu and memory of any node open to a pod (room_cpu, room_mem;
@@ -636,6 +639,8 @@ struct KubeScheduler::State
     room_mem.clear();
     score_views.clear();
     score_memo.clear();
+    old_order.clear();
+    old_memo.clear();
     most_free.fill(k_closed);
     position.clear();
     order_dirty = false;
@@ -835,6 +840,10 @@ struct KubeScheduler::State
   // NodeTree.list(): the first node of every zone, then the second of every zone, ...
   void rebuild_order()
   {
+    // A node that stays keeps its remembered scores: they are cleared whenever its view changes
+    // (mirror()), so they still hold at its old position.
+    std::swap(order, old_order);
+    std::swap(score_memo, old_memo);
     order.clear();
     std::size_t round = 0;
     bool any = true;
@@ -849,6 +858,11 @@ struct KubeScheduler::State
       ++round;
     }
     order_dirty = false;
+    kept_memo.resize(order.size());
+    for (std::size_t pos = 0; pos < order.size(); ++pos) {
+      const auto old = position[order[pos]];
+      kept_memo[pos] = old < old_order.size() && old_order[old] == order[pos] ? old : k_none;
+    }
     std::fill(position.begin(), position.end(), k_none);
     quick.assign(order.size(), QuickView{});
     room_cpu.assign(order.size(), k_closed);
@@ -859,6 +873,9 @@ struct KubeScheduler::State
     for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
       position[order[pos]] = pos;
       mirror(order[pos]);
+      if (kept_memo[pos] != k_none) {
+        score_memo[pos] = old_memo[kept_memo[pos]];
+      }
     }
   }
 
@@ -2002,33 +2019,17 @@ struct KubeScheduler::State
     NodeIndex best = k_none;
     std::int64_t best_total = 0;
     const auto& w = config.weights;
-    // Under LeastAllocated a pod only lowers a node's fit score, so a node whose score as it is
-    // cannot even tie the best found so far is passed over without its scores.
     const bool bounded = config.strategy == ScoringStrategy::least_allocated && w.node_resources_fit >= 0
                          && w.balanced_allocation >= 0;
-    const auto consider = [&](std::size_t pos) {
-      soft_tainted = soft_tainted || quick[pos].soft_taints;
-      if (bounded && best != k_none) {
-        const std::int64_t bound = w.node_resources_fit * quick[pos].fit_now + w.balanced_allocation * k_max_node_score;
-        if (bound < best_total) {
-          return;
-        }
-      }
-      const auto [fit, balanced] = resource_scores(pos);
-      const std::int64_t total = w.node_resources_fit * fit + w.balanced_allocation * balanced;
-      if (best == k_none || total > best_total || (total == best_total && order[pos] < best)) {
-        best = order[pos];
-        best_total = total;
-      }
-    };
     // The list from `start`, wrapping once; a node without room or not Ready fails whatever the
     // other filters say, and on a plain node nothing else can fail a resources-only cycle. The
     // room test runs over 64 positions at a time into a bit mask (no branch per node); only the
     // nodes it passes are looked at one by one, in list order.
     // A scan that finds no node has seen every node: the most free room it saw is exact.
     std::array<std::int32_t, 2> seen{k_closed, k_closed};
-    const auto scan = [&](std::size_t from, std::size_t to) {
-      for (std::size_t base = from; base < to; base += 64) {
+    bool done = false;
+    for (const auto& [from, to] : {std::pair{start, all}, std::pair{std::size_t{0}, start}}) {
+      for (std::size_t base = from; base < to && !done; base += 64) {
         const std::size_t n = std::min<std::size_t>(64, to - base);
         std::uint64_t room = room_mask(room_cpu.data() + base, room_mem.data() + base, n, lo_cpu, lo_mem, seen);
 #ifndef NDEBUG
@@ -2041,6 +2042,7 @@ struct KubeScheduler::State
                        "kube-scheduler: a node the quick view rules out is feasible");
         }
 #endif
+        std::size_t looked = n;
         while (room != 0) {
           const auto j = static_cast<std::size_t>(std::countr_zero(room));
           room &= room - 1;
@@ -2050,26 +2052,35 @@ struct KubeScheduler::State
             continue; // only coarsely in the mask
           }
 #ifndef NDEBUG
-          CAPSIM_CHECK(!(cycle.resources_only && quick[pos].plain) || filter(order[pos]) == Verdict::ok,
+          CAPSIM_CHECK(!(cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok,
                        "kube-scheduler: a node the quick view passes is not feasible");
 #endif
-          if ((cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok) {
-            feasible.push_back(order[pos]);
-            if (fused) {
-              consider(pos);
-            }
-            if (feasible.size() >= to_find) {
-              processed += j + 1;
-              return true;
+          if (!(cycle.resources_only && q.plain) && filter(order[pos]) != Verdict::ok) {
+            continue;
+          }
+          const NodeIndex node = order[pos];
+          feasible.push_back(node);
+          soft_tainted = soft_tainted || q.soft_taints;
+          // Under LeastAllocated a pod only lowers a node's fit score: a node whose score as it
+          // is cannot even tie the best found so far is passed over without its scores.
+          if (fused
+              && !(bounded && best != k_none
+                   && w.node_resources_fit * q.fit_now + w.balanced_allocation * k_max_node_score < best_total)) {
+            const auto [fit, balanced] = resource_scores(pos);
+            const std::int64_t total = w.node_resources_fit * fit + w.balanced_allocation * balanced;
+            if (best == k_none || total > best_total || (total == best_total && node < best)) {
+              best = node;
+              best_total = total;
             }
           }
+          if (feasible.size() >= to_find) {
+            looked = j + 1;
+            done = true;
+            break;
+          }
         }
-        processed += n;
+        processed += looked;
       }
-      return false;
-    };
-    if (!scan(start, all)) {
-      scan(0, start);
     }
     if (feasible.empty()) {
       most_free = seen; // for the pods after this one that ask as much
