@@ -579,9 +579,14 @@ struct KubeScheduler::State
   std::vector<std::int32_t> room_mem;
   std::vector<ScoreView> score_views;             // by position in order
   std::vector<ScoreMemo> score_memo;              // by position in order
-  std::vector<NodeIndex> old_order;               // rebuild_order's scratch
+  // rebuild_order's scratch: the last list and its entries, and each new position's old one.
+  std::vector<NodeIndex> old_order;
+  std::vector<QuickView> old_quick;
+  std::vector<std::int32_t> old_room_cpu;
+  std::vector<std::int32_t> old_room_mem;
+  std::vector<ScoreView> old_score_views;
   std::vector<ScoreMemo> old_memo;
-  std::vector<std::uint32_t> kept_memo;
+  std::vector<std::uint32_t> kept;
   std::unordered_map<ScoreShape, std::uint32_t, ScoreShapeHash> score_shapes;
   static constexpr std::size_t k_max_score_shapes = 4096;
   // At least the most free coarse cpu and memory of any node open to a pod (room_cpu, room_mem;
@@ -640,7 +645,6 @@ struct KubeScheduler::State
     score_views.clear();
     score_memo.clear();
     old_order.clear();
-    old_memo.clear();
     most_free.fill(k_closed);
     position.clear();
     order_dirty = false;
@@ -840,10 +844,9 @@ struct KubeScheduler::State
   // NodeTree.list(): the first node of every zone, then the second of every zone, ...
   void rebuild_order()
   {
-    // A node that stays keeps its remembered scores: they are cleared whenever its view changes
-    // (mirror()), so they still hold at its old position.
+    // A node that stays keeps its entries: they are rewritten whenever its view changes
+    // (mirror()), so they still hold at its old position, remembered scores included.
     std::swap(order, old_order);
-    std::swap(score_memo, old_memo);
     order.clear();
     std::size_t round = 0;
     bool any = true;
@@ -858,23 +861,71 @@ struct KubeScheduler::State
       ++round;
     }
     order_dirty = false;
-    kept_memo.resize(order.size());
+    kept.resize(order.size());
     for (std::size_t pos = 0; pos < order.size(); ++pos) {
       const auto old = position[order[pos]];
-      kept_memo[pos] = old < old_order.size() && old_order[old] == order[pos] ? old : k_none;
+      kept[pos] = old < old_order.size() && old_order[old] == order[pos] ? old : k_none;
     }
-    std::fill(position.begin(), position.end(), k_none);
-    quick.assign(order.size(), QuickView{});
-    room_cpu.assign(order.size(), k_closed);
-    room_mem.assign(order.size(), k_closed);
-    score_views.assign(order.size(), ScoreView{});
-    score_memo.assign(order.size(), ScoreMemo{});
+    for (const auto n : old_order) { // only the listed nodes have a position (not every node ever)
+      position[n] = k_none;
+    }
+    carry_over(quick, old_quick, QuickView{});
+    carry_over(room_cpu, old_room_cpu, k_closed);
+    carry_over(room_mem, old_room_mem, k_closed);
+    carry_over(score_views, old_score_views, ScoreView{});
+    carry_over(score_memo, old_memo, ScoreMemo{});
     most_free.fill(k_closed);
     for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
       position[order[pos]] = pos;
+      if (kept[pos] == k_none) {
+        mirror(order[pos]);
+      } else {
+        most_free[0] = std::max(most_free[0], room_cpu[pos]);
+        most_free[1] = std::max(most_free[1], room_mem[pos]);
+      }
+    }
+#ifndef NDEBUG
+    for (NodeIndex n = 0; n < position.size(); ++n) {
+      CAPSIM_CHECK(position[n] == k_none || (position[n] < order.size() && order[position[n]] == n),
+                   "kube-scheduler: a node off the list has a position");
+    }
+    for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
+      if (kept[pos] == k_none) {
+        continue;
+      }
+      const QuickView q = quick[pos];
+      const auto cpu = room_cpu[pos];
+      const auto mem = room_mem[pos];
+      const ScoreView v = score_views[pos];
+      const ScoreMemo memo = score_memo[pos];
+      const auto most = most_free;
       mirror(order[pos]);
-      if (kept_memo[pos] != k_none) {
-        score_memo[pos] = old_memo[kept_memo[pos]];
+      const QuickView& f = quick[pos];
+      const ScoreView& w = score_views[pos];
+      CAPSIM_CHECK(std::tie(q.free_cpu, q.free_mem, q.free_pods, q.ready, q.plain, q.soft_taints, q.fit_now)
+                           == std::tie(f.free_cpu, f.free_mem, f.free_pods, f.ready, f.plain, f.soft_taints, f.fit_now)
+                       && cpu == room_cpu[pos] && mem == room_mem[pos]
+                       && std::tie(v.alloc_cpu, v.alloc_mem, v.req_cpu, v.req_mem, v.nz_extra_cpu, v.nz_extra_mem,
+                                   v.soft_taints)
+                              == std::tie(w.alloc_cpu, w.alloc_mem, w.req_cpu, w.req_mem, w.nz_extra_cpu,
+                                          w.nz_extra_mem, w.soft_taints)
+                       && most == most_free,
+                   "kube-scheduler: a node's carried-over entries differ from its view");
+      score_memo[pos] = memo;
+    }
+#endif
+  }
+
+  // Entries by position in the new order: a kept node's from its old position (the old entries
+  // go to `old`), fresh ones for the others.
+  template <typename T>
+  void carry_over(std::vector<T>& entries, std::vector<T>& old, const T& fresh)
+  {
+    std::swap(entries, old);
+    entries.assign(order.size(), fresh);
+    for (std::size_t pos = 0; pos < order.size(); ++pos) {
+      if (kept[pos] != k_none) {
+        entries[pos] = old[kept[pos]];
       }
     }
   }
