@@ -422,6 +422,7 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
   // copies of their group's template.
   Snapshot& snapshot = m_snapshot;
   snapshot.clear();
+  snapshot.use_cluster(cluster.instance_id());
   snapshot.reserve(cluster.alive_node_indices().size());
   // Snapshot pods are bound pods: none has anti-affinity when the cluster counts none.
   const bool any_anti_affinity = cluster.bound_with_anti_affinity() != 0;

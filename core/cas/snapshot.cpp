@@ -66,6 +66,14 @@ void Snapshot::clear()
   m_ignore_node_name = false;
 }
 
+void Snapshot::use_cluster(std::uint64_t instance_id)
+{
+  if (instance_id != m_cluster) {
+    m_cluster = instance_id;
+    m_name_hashes.clear();
+  }
+}
+
 std::vector<const model::Pod*> Snapshot::spare_pod_list()
 {
   if (m_spare_pod_lists.empty()) {
@@ -218,12 +226,13 @@ void Snapshot::build_names() const
   }
 }
 
-Snapshot::NameSlot& Snapshot::name_slot(std::size_t hash, std::string_view name) const
+template <typename Same>
+Snapshot::NameSlot& Snapshot::name_slot(std::size_t hash, const Same& same) const
 {
   const std::size_t mask = m_by_name.size() - 1;
   for (std::size_t k = hash & mask;; k = (k + 1) & mask) {
     auto& slot = m_by_name[k];
-    if (slot.node == 0 || (slot.node != k_erased && slot.hash == hash && m_nodes[slot.node - 1].state->name == name)) {
+    if (slot.node == 0 || (slot.node != k_erased && slot.hash == hash && same(m_nodes[slot.node - 1].state->name))) {
       return slot;
     }
   }
@@ -235,9 +244,9 @@ void Snapshot::name_added(std::size_t node) const
     build_names(); // grown, erased slots dropped; the node is in m_nodes already
     return;
   }
-  const std::string_view name = m_nodes[node].state->name;
-  const std::size_t hash = std::hash<std::string_view>{}(name);
-  auto& slot = name_slot(hash, name);
+  const std::size_t hash = name_hash(node);
+  const auto same = [&](const std::string& other) { return other == m_nodes[node].state->name; };
+  auto& slot = name_slot(hash, same);
   if (slot.node == 0) {
     ++m_names_used;
   }
@@ -246,11 +255,30 @@ void Snapshot::name_added(std::size_t node) const
 
 void Snapshot::name_removed(std::size_t node) const
 {
-  const std::string_view name = m_nodes[node].state->name;
-  auto& slot = name_slot(std::hash<std::string_view>{}(name), name);
+  const auto same = [&](const std::string& other) { return other == m_nodes[node].state->name; };
+  auto& slot = name_slot(name_hash(node), same);
   if (slot.node != 0) {
     slot.node = k_erased; // still counted in m_names_used: probes pass over it
   }
+}
+
+std::size_t Snapshot::name_hash(std::size_t node) const
+{
+  const SnapNode& n = m_nodes[node];
+  if (m_cluster == 0 || !n.real || n.cluster_node == cluster::k_none) {
+    return std::hash<std::string_view>{}(n.state->name);
+  }
+  if (m_name_hashes.size() <= n.cluster_node) {
+    m_name_hashes.resize(static_cast<std::size_t>(n.cluster_node) + 1);
+  }
+  KnownHash& h = m_name_hashes[n.cluster_node];
+  if (!h.known) {
+    h = {std::hash<std::string_view>{}(n.state->name), true};
+  }
+#ifndef NDEBUG
+  CAPSIM_CHECK(h.hash == std::hash<std::string_view>{}(n.state->name), "snapshot: a kept name hash differs");
+#endif
+  return h.hash;
 }
 
 std::size_t Snapshot::find(const std::string& name) const
@@ -258,7 +286,7 @@ std::size_t Snapshot::find(const std::string& name) const
   if (!m_by_name_valid) {
     build_names();
   }
-  const auto& slot = name_slot(std::hash<std::string_view>{}(name), name);
+  const auto& slot = name_slot(std::hash<std::string_view>{}(name), [&](const std::string& other) { return other == name; });
   return slot.node == 0 ? std::numeric_limits<std::size_t>::max() : slot.node - 1;
 }
 

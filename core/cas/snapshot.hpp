@@ -89,6 +89,9 @@ public:
   void reserve(std::size_t nodes);
   // Empty again, keeping the buffers (a snapshot is made every loop).
   void clear();
+  // The snapshot's real nodes are those of the cluster with this Cluster::instance_id: the hashes
+  // of their names are kept by node index from snapshot to snapshot (names never change).
+  void use_cluster(std::uint64_t instance_id);
   // An empty pod list for the next SnapNode, with the room of one that clear() let go.
   [[nodiscard]] std::vector<const model::Pod*> spare_pod_list();
   // Adds a copy of `state` named `name` (hostname label set to it), owned by the snapshot.
@@ -151,16 +154,26 @@ private:
 
   void apply_pod(std::size_t node, const model::Pod& pod, int sign);
   void build_names() const;
-  // The slot holding `name`, or the free slot where it would go.
-  [[nodiscard]] NameSlot& name_slot(std::size_t hash, std::string_view name) const;
+  // The slot holding the name `same` accepts, or the free slot where it would go; `same` is asked
+  // only of a slot whose hash matches (a node's name is read only then).
+  template <typename Same>
+  [[nodiscard]] NameSlot& name_slot(std::size_t hash, const Same& same) const;
   void name_added(std::size_t node) const;
   void name_removed(std::size_t node) const;
+  [[nodiscard]] std::size_t name_hash(std::size_t node) const;
 
   std::vector<SnapNode> m_nodes;
   std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
   mutable std::vector<NameSlot> m_by_name; // size a power of two, at least twice the entries
   mutable std::size_t m_names_used = 0;    // slots not free (entries and erased ones)
   mutable bool m_by_name_valid = false;
+  std::uint64_t m_cluster = 0; // use_cluster's; 0: no hashes kept
+  struct KnownHash
+  {
+    std::size_t hash = 0;
+    bool known = false;
+  };
+  mutable std::vector<KnownHash> m_name_hashes; // by cluster node index
   std::vector<Op> m_log;
   std::size_t m_anti_affinity_pods = 0;
   bool m_ignore_node_name = false;

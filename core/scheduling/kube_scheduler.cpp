@@ -176,10 +176,17 @@ struct alignas(32) QuickView
   std::int64_t free_mem = 0;
   std::int64_t free_pods = 0;
   bool ready = false;
+};
+
+// What the scan reads of each node that has room, four bytes by position.
+struct ScanTraits
+{
   bool plain = false; // Ready, no NoSchedule/NoExecute taint, not disrupted: only resources can fail
   bool soft_taints = false; // a PreferNoSchedule taint (the scan's scoring then leaves it to score())
   // NodeResourcesFit's LeastAllocated score of the node as it is: no pod scores more on it.
   std::uint8_t fit_now = 0;
+
+  bool operator==(const ScanTraits&) const = default;
 };
 
 struct alignas(64) ScoreView
@@ -460,33 +467,53 @@ std::int32_t coarse_memory(std::int64_t bytes)
   return static_cast<std::int32_t>(std::clamp(bytes >> 20, k_coarse_lo, k_coarse_hi)); // floor, also below 0
 }
 
-// Bit j set when position j of the n (at most 64) may have room for (lo_cpu, lo_mem); raises
-// `most` to the largest room seen.
-std::uint64_t room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t n, std::int32_t lo_cpu,
-                        std::int32_t lo_mem, std::array<std::int32_t, 2>& most)
+// Eight 0/1 bytes at a time to eight bits: bit j is flag j.
+std::uint64_t pack_flags(const std::array<std::uint8_t, 64>& flags, std::size_t n)
 {
-  std::array<std::uint8_t, 64> fits{};
-  std::int32_t most_cpu = most[0];
-  std::int32_t most_mem = most[1];
-  for (std::size_t j = 0; j < n; ++j) {
-    fits[j] = static_cast<std::uint8_t>((cpu[j] >= lo_cpu) & (mem[j] >= lo_mem));
-    most_cpu = std::max(most_cpu, cpu[j]);
-    most_mem = std::max(most_mem, mem[j]);
-  }
-  most = {most_cpu, most_mem};
   std::uint64_t mask = 0;
   if constexpr (std::endian::native == std::endian::little) {
-    for (std::size_t k = 0; k < 8; ++k) { // eight 0/1 bytes to eight bits
+    for (std::size_t k = 0; k < 8; ++k) {
       std::uint64_t bytes = 0;
-      std::memcpy(&bytes, fits.data() + 8 * k, 8);
+      std::memcpy(&bytes, flags.data() + 8 * k, 8);
       mask |= ((bytes * 0x0102040810204080ULL) >> 56) << (8 * k);
     }
   } else {
     for (std::size_t j = 0; j < n; ++j) {
-      mask |= static_cast<std::uint64_t>(fits[j]) << j;
+      mask |= static_cast<std::uint64_t>(flags[j]) << j;
     }
   }
   return mask;
+}
+
+struct RoomMask
+{
+  std::uint64_t maybe = 0; // may have room: the quick view decides
+  std::uint64_t sure = 0;  // has room (a subset)
+};
+
+// Over n (at most 64) positions, which may have room for (lo_cpu, lo_mem) and which surely do:
+// more MiB than the pod's rounded-down request means more bytes than it asks, and cpu below the
+// clamp is exact. Raises `most` to the largest room seen.
+RoomMask room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t n, std::int32_t lo_cpu,
+                   std::int32_t lo_mem, std::array<std::int32_t, 2>& most)
+{
+  std::array<std::uint8_t, 64> maybe{};
+  std::array<std::uint8_t, 64> sure{};
+  std::int32_t most_cpu = most[0];
+  std::int32_t most_mem = most[1];
+  for (std::size_t j = 0; j < n; ++j) {
+    const bool cpu_fits = cpu[j] >= lo_cpu;
+    maybe[j] = static_cast<std::uint8_t>(cpu_fits & (mem[j] >= lo_mem));
+    sure[j] = static_cast<std::uint8_t>(cpu_fits & (mem[j] > lo_mem));
+    most_cpu = std::max(most_cpu, cpu[j]);
+    most_mem = std::max(most_mem, mem[j]);
+  }
+  most = {most_cpu, most_mem};
+  RoomMask out{pack_flags(maybe, n), pack_flags(sure, n)};
+  if (lo_cpu == k_coarse_hi) {
+    out.sure = 0; // asks as much as the clamp or more
+  }
+  return out;
 }
 
 struct EquivalenceHash
@@ -577,6 +604,7 @@ struct KubeScheduler::State
   // free cpu and memory of a Ready node with room for a pod; k_closed when it is not Ready or full.
   std::vector<std::int32_t> room_cpu;
   std::vector<std::int32_t> room_mem;
+  std::vector<ScanTraits> traits;                 // by position in order
   std::vector<ScoreView> score_views;             // by position in order
   std::vector<ScoreMemo> score_memo;              // by position in order
   // rebuild_order's scratch: the last list and its entries, and each new position's old one.
@@ -584,6 +612,7 @@ struct KubeScheduler::State
   std::vector<QuickView> old_quick;
   std::vector<std::int32_t> old_room_cpu;
   std::vector<std::int32_t> old_room_mem;
+  std::vector<ScanTraits> old_traits;
   std::vector<ScoreView> old_score_views;
   std::vector<ScoreMemo> old_memo;
   std::vector<std::uint32_t> kept;
@@ -642,6 +671,7 @@ struct KubeScheduler::State
     quick.clear();
     room_cpu.clear();
     room_mem.clear();
+    traits.clear();
     score_views.clear();
     score_memo.clear();
     old_order.clear();
@@ -758,11 +788,12 @@ struct KubeScheduler::State
     q.free_mem = v.free.memory();
     q.free_pods = v.free[model::k_pods];
     q.ready = v.ready;
-    q.plain = v.ready && !v.hard_taints && !v.disrupted;
-    q.soft_taints = v.soft_taints;
+    ScanTraits& t = traits[pos];
+    t.plain = v.ready && !v.hard_taints && !v.disrupted;
+    t.soft_taints = v.soft_taints;
     const auto fit_now = resource_fit_score(ScoringStrategy::least_allocated, v.req_cpu + v.nz_extra_cpu, v.alloc_cpu,
                                             v.req_mem + v.nz_extra_mem, v.alloc_mem);
-    q.fit_now = static_cast<std::uint8_t>(std::clamp<std::int64_t>(fit_now, 0, k_max_node_score));
+    t.fit_now = static_cast<std::uint8_t>(std::clamp<std::int64_t>(fit_now, 0, k_max_node_score));
     const bool open = q.ready && q.free_pods >= 1;
     room_cpu[pos] = open ? coarse_cpu(q.free_cpu) : k_closed;
     room_mem[pos] = open ? coarse_memory(q.free_mem) : k_closed;
@@ -872,6 +903,7 @@ struct KubeScheduler::State
     carry_over(quick, old_quick, QuickView{});
     carry_over(room_cpu, old_room_cpu, k_closed);
     carry_over(room_mem, old_room_mem, k_closed);
+    carry_over(traits, old_traits, ScanTraits{});
     carry_over(score_views, old_score_views, ScoreView{});
     carry_over(score_memo, old_memo, ScoreMemo{});
     most_free.fill(k_closed);
@@ -894,6 +926,7 @@ struct KubeScheduler::State
         continue;
       }
       const QuickView q = quick[pos];
+      const ScanTraits traits_then = traits[pos];
       const auto cpu = room_cpu[pos];
       const auto mem = room_mem[pos];
       const ScoreView v = score_views[pos];
@@ -902,9 +935,9 @@ struct KubeScheduler::State
       mirror(order[pos]);
       const QuickView& f = quick[pos];
       const ScoreView& w = score_views[pos];
-      CAPSIM_CHECK(std::tie(q.free_cpu, q.free_mem, q.free_pods, q.ready, q.plain, q.soft_taints, q.fit_now)
-                           == std::tie(f.free_cpu, f.free_mem, f.free_pods, f.ready, f.plain, f.soft_taints, f.fit_now)
-                       && cpu == room_cpu[pos] && mem == room_mem[pos]
+      CAPSIM_CHECK(std::tie(q.free_cpu, q.free_mem, q.free_pods, q.ready)
+                           == std::tie(f.free_cpu, f.free_mem, f.free_pods, f.ready)
+                       && traits_then == traits[pos] && cpu == room_cpu[pos] && mem == room_mem[pos]
                        && std::tie(v.alloc_cpu, v.alloc_mem, v.req_cpu, v.req_mem, v.nz_extra_cpu, v.nz_extra_mem,
                                    v.soft_taints)
                               == std::tie(w.alloc_cpu, w.alloc_mem, w.req_cpu, w.req_mem, w.nz_extra_cpu,
@@ -2082,13 +2115,15 @@ struct KubeScheduler::State
     for (const auto& [from, to] : {std::pair{start, all}, std::pair{std::size_t{0}, start}}) {
       for (std::size_t base = from; base < to && !done; base += 64) {
         const std::size_t n = std::min<std::size_t>(64, to - base);
-        std::uint64_t room = room_mask(room_cpu.data() + base, room_mem.data() + base, n, lo_cpu, lo_mem, seen);
+        const RoomMask mask = room_mask(room_cpu.data() + base, room_mem.data() + base, n, lo_cpu, lo_mem, seen);
+        std::uint64_t room = mask.maybe;
 #ifndef NDEBUG
         for (std::size_t j = 0; j < n; ++j) {
           const QuickView& q = quick[base + j];
           const bool fits = q.ready && q.free_pods >= 1 && cycle.min_free_cpu <= q.free_cpu
                             && cycle.min_free_mem <= q.free_mem;
           CAPSIM_CHECK(!fits || ((room >> j) & 1U) != 0, "kube-scheduler: the room mask rules out a node with room");
+          CAPSIM_CHECK(fits || ((mask.sure >> j) & 1U) == 0, "kube-scheduler: the room mask is sure of a node without room");
           CAPSIM_CHECK(fits || filter(order[base + j]) != Verdict::ok,
                        "kube-scheduler: a node the quick view rules out is feasible");
         }
@@ -2098,25 +2133,28 @@ struct KubeScheduler::State
           const auto j = static_cast<std::size_t>(std::countr_zero(room));
           room &= room - 1;
           const std::size_t pos = base + j;
-          const QuickView& q = quick[pos];
-          if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.free_cpu || cycle.min_free_mem > q.free_mem) {
-            continue; // only coarsely in the mask
+          if (((mask.sure >> j) & 1U) == 0) {
+            const QuickView& q = quick[pos];
+            if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.free_cpu || cycle.min_free_mem > q.free_mem) {
+              continue; // only coarsely in the mask
+            }
           }
+          const ScanTraits& t = traits[pos];
 #ifndef NDEBUG
-          CAPSIM_CHECK(!(cycle.resources_only && q.plain) || filter(order[pos]) == Verdict::ok,
+          CAPSIM_CHECK(!(cycle.resources_only && t.plain) || filter(order[pos]) == Verdict::ok,
                        "kube-scheduler: a node the quick view passes is not feasible");
 #endif
-          if (!(cycle.resources_only && q.plain) && filter(order[pos]) != Verdict::ok) {
+          if (!(cycle.resources_only && t.plain) && filter(order[pos]) != Verdict::ok) {
             continue;
           }
           const NodeIndex node = order[pos];
           feasible.push_back(node);
-          soft_tainted = soft_tainted || q.soft_taints;
+          soft_tainted = soft_tainted || t.soft_taints;
           // Under LeastAllocated a pod only lowers a node's fit score: a node whose score as it
           // is cannot even tie the best found so far is passed over without its scores.
           if (fused
               && !(bounded && best != k_none
-                   && w.node_resources_fit * q.fit_now + w.balanced_allocation * k_max_node_score < best_total)) {
+                   && w.node_resources_fit * t.fit_now + w.balanced_allocation * k_max_node_score < best_total)) {
             const auto [fit, balanced] = resource_scores(pos);
             const std::int64_t total = w.node_resources_fit * fit + w.balanced_allocation * balanced;
             if (best == k_none || total > best_total || (total == best_total && node < best)) {
