@@ -297,6 +297,21 @@ TEST_CASE("A PreferNoSchedule taint outweighs better resource scores in real pla
   CHECK(place(tolerating) == "b");
 }
 
+namespace {
+
+// NodeResourcesFit (LeastAllocated) + BalancedAllocation of a pod asking `cpu` and `mem` on `ns`,
+// from the formulas.
+std::int64_t resource_total(const cluster::NodeState& ns, std::int64_t cpu, std::int64_t mem)
+{
+  const auto cpu_req = ns.requested.cpu() + cpu;
+  const auto mem_req = ns.requested.memory() + mem;
+  return scheduling::resource_fit_score(ScoringStrategy::least_allocated, cpu_req, ns.allocatable.cpu(), mem_req,
+                                        ns.allocatable.memory())
+         + scheduling::balanced_allocation_score(cpu_req, ns.allocatable.cpu(), mem_req, ns.allocatable.memory());
+}
+
+} // namespace
+
 TEST_CASE("Resource scores stay exact over more request sizes than the scheduler remembers",
           "[scheduling][scores]")
 {
@@ -326,12 +341,7 @@ TEST_CASE("Resource scores stay exact over more request sizes than the scheduler
     std::int64_t best = -1;
     for (const auto n : allowed) {
       const auto& ns = c.node(n);
-      const auto cpu_req = ns.requested.cpu() + cpu;
-      const auto mem_req = ns.requested.memory() + mem;
-      const std::int64_t total =
-          scheduling::resource_fit_score(ScoringStrategy::least_allocated, cpu_req, ns.allocatable.cpu(), mem_req,
-                                         ns.allocatable.memory())
-          + scheduling::balanced_allocation_score(cpu_req, ns.allocatable.cpu(), mem_req, ns.allocatable.memory());
+      const std::int64_t total = resource_total(ns, cpu, mem);
       if (total > best) {
         best = total;
         expected = n;
@@ -413,12 +423,7 @@ TEST_CASE("Sampled placements over hundreds of nodes agree with kube-scheduler's
         continue;
       }
       ++found;
-      const auto cpu_req = ns.requested.cpu() + cpu;
-      const auto mem_req = ns.requested.memory() + mem;
-      const std::int64_t total =
-          scheduling::resource_fit_score(ScoringStrategy::least_allocated, cpu_req, ns.allocatable.cpu(), mem_req,
-                                         ns.allocatable.memory())
-          + scheduling::balanced_allocation_score(cpu_req, ns.allocatable.cpu(), mem_req, ns.allocatable.memory());
+      const std::int64_t total = resource_total(ns, cpu, mem);
       if (total > best || (total == best && n < expected)) {
         best = total;
         expected = n;
