@@ -390,6 +390,104 @@ const NodeTemplate* ClusterAutoscaler::group_template(std::size_t g, SimTime now
   return s.catalog_template ? &*s.catalog_template : nullptr;
 }
 
+bool ClusterAutoscaler::listed(const cluster::NodeState& n)
+{
+  return n.alive() && (n.lifecycle == NodeLifecycle::ready || n.lifecycle == NodeLifecycle::deleting);
+}
+
+SnapNode ClusterAutoscaler::snap_node(const cluster::Cluster& cluster, NodeIndex i)
+{
+  const auto& n = cluster.node(i);
+  SnapNode sn;
+  sn.state = &n;
+  sn.requested = n.requested;
+  sn.pods.refer(cluster, n.pods, m_snapshot.spare_pod_list());
+  sn.group = n.owner == cluster::NodeOwner::node_group && n.pool < m_groups.size() ? static_cast<std::int32_t>(n.pool)
+                                                                                   : -1;
+  sn.cluster_node = i;
+  sn.real = true;
+  sn.blocked = n.lifecycle == NodeLifecycle::deleting || n.disrupted_taint;
+  return sn;
+}
+
+bool ClusterAutoscaler::reuse_base(const cluster::Cluster& cluster, bool any_anti_affinity)
+{
+  auto& b = m_base;
+  const auto& node_log = cluster.node_log();
+  const auto& bindings = cluster.binding_log();
+  if (!b.valid || b.cluster != cluster.instance_id() || b.nodes != cluster.nodes().data()
+      || b.pods != cluster.pods().data() || b.any_anti_affinity != any_anti_affinity || node_log.size() < b.node_log
+      || bindings.size() < b.bindings || m_snapshot.mark() < b.mark) {
+    return false;
+  }
+  auto& changed = b.changed;
+  changed.assign(node_log.begin() + static_cast<std::ptrdiff_t>(b.node_log), node_log.end());
+  for (std::size_t k = b.bindings; k < bindings.size(); ++k) {
+    changed.push_back(bindings[k].node);
+  }
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  for (const NodeIndex i : changed) {
+    if (listed(cluster.node(i)) != std::binary_search(b.listed.begin(), b.listed.end(), i)) {
+      return false; // a node joins or leaves the snapshot: built anew
+    }
+  }
+  m_snapshot.revert(b.mark);
+  m_snapshot.set_ignore_node_name(false);
+  for (const NodeIndex i : changed) {
+    const auto at = std::lower_bound(b.listed.begin(), b.listed.end(), i);
+    if (at != b.listed.end() && *at == i) {
+      m_snapshot.refresh_node(static_cast<std::size_t>(at - b.listed.begin()), snap_node(cluster, i),
+                              any_anti_affinity);
+    }
+  }
+  return true;
+}
+
+void ClusterAutoscaler::snapshot_nodes(const cluster::Cluster& cluster, bool any_anti_affinity)
+{
+  Snapshot& snapshot = m_snapshot;
+  auto& b = m_base;
+  if (!reuse_base(cluster, any_anti_affinity)) {
+    snapshot.clear();
+    snapshot.use_cluster(cluster.instance_id());
+    snapshot.reserve(cluster.alive_node_indices().size());
+    b.listed.clear();
+    for (const NodeIndex i : cluster.alive_node_indices()) {
+      if (listed(cluster.node(i))) {
+        snapshot.add_node(snap_node(cluster, i), any_anti_affinity);
+        b.listed.push_back(i);
+      }
+    }
+  }
+  b.valid = true;
+  b.mark = snapshot.mark();
+  b.cluster = cluster.instance_id();
+  b.nodes = cluster.nodes().data();
+  b.pods = cluster.pods().data();
+  b.node_log = cluster.node_log().size();
+  b.bindings = cluster.binding_log().size();
+  b.any_anti_affinity = any_anti_affinity;
+#ifndef NDEBUG
+  // The same as a snapshot built anew.
+  CAPSIM_CHECK(snapshot.size() == b.listed.size(), "cluster-autoscaler: the kept snapshot has other nodes");
+  std::size_t anti = 0;
+  for (std::size_t k = 0; k < b.listed.size(); ++k) {
+    const SnapNode fresh = snap_node(cluster, b.listed[k]);
+    const SnapNode& kept = snapshot.node(k);
+    CAPSIM_CHECK(kept.state == fresh.state && kept.requested == fresh.requested && kept.group == fresh.group
+                     && kept.cluster_node == fresh.cluster_node && kept.real && !kept.removed
+                     && kept.blocked == fresh.blocked && kept.pods.list() == fresh.pods.list(),
+                 "cluster-autoscaler: a kept snapshot node differs from the cluster's");
+    for (const auto* p : fresh.pods) {
+      anti += any_anti_affinity && p->spec && !p->spec->pod_anti_affinity_required.empty() ? 1 : 0;
+    }
+  }
+  CAPSIM_CHECK(anti == snapshot.anti_affinity_pods() && !snapshot.ignore_node_name(),
+               "cluster-autoscaler: the kept snapshot's counts differ");
+#endif
+}
+
 void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
 {
   ++m_loops;
@@ -421,27 +519,9 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
   // The snapshot: registered nodes (being-deleted ones blocked), then upcoming nodes as
   // copies of their group's template.
   Snapshot& snapshot = m_snapshot;
-  snapshot.clear();
-  snapshot.use_cluster(cluster.instance_id());
-  snapshot.reserve(cluster.alive_node_indices().size());
   // Snapshot pods are bound pods: none has anti-affinity when the cluster counts none.
   const bool any_anti_affinity = cluster.bound_with_anti_affinity() != 0;
-  for (const NodeIndex i : cluster.alive_node_indices()) {
-    const auto& n = cluster.node(i);
-    if (!n.alive() || (n.lifecycle != NodeLifecycle::ready && n.lifecycle != NodeLifecycle::deleting)) {
-      continue;
-    }
-    SnapNode sn;
-    sn.state = &n;
-    sn.requested = n.requested;
-    sn.pods.refer(cluster, n.pods, snapshot.spare_pod_list());
-    sn.group = n.owner == cluster::NodeOwner::node_group && n.pool < m_groups.size() ? static_cast<std::int32_t>(n.pool)
-                                                                                     : -1;
-    sn.cluster_node = i;
-    sn.real = true;
-    sn.blocked = n.lifecycle == NodeLifecycle::deleting || n.disrupted_taint;
-    snapshot.add_node(std::move(sn), any_anti_affinity);
-  }
+  snapshot_nodes(cluster, any_anti_affinity);
   for (std::size_t g = 0; g < m_groups.size(); ++g) {
     const std::int32_t upcoming = m_groups[g].target - static_cast<std::int32_t>(views[g].ready.size());
     if (templates[g] == nullptr) {

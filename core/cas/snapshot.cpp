@@ -110,6 +110,23 @@ std::size_t Snapshot::add_node(SnapNode node, bool may_have_anti_affinity)
   return i;
 }
 
+void Snapshot::refresh_node(std::size_t i, SnapNode node, bool may_have_anti_affinity)
+{
+  CAPSIM_CHECK(i < m_nodes.size() && node.state != nullptr && m_nodes[i].state->name == node.state->name,
+               "snapshot: a refreshed node is not the same node");
+  auto& old = m_nodes[i];
+  if (may_have_anti_affinity) {
+    for (const auto* p : old.pods) {
+      m_anti_affinity_pods -= has_anti_affinity(*p) ? 1 : 0;
+    }
+    for (const auto* p : node.pods) {
+      m_anti_affinity_pods += has_anti_affinity(*p) ? 1 : 0;
+    }
+  }
+  m_spare_pod_lists.push_back(old.pods.release());
+  old = std::move(node);
+}
+
 std::size_t Snapshot::add_copy(const cluster::NodeState& state, const std::string& name,
                                const model::Resources& requested, std::int32_t group)
 {

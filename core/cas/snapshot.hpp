@@ -94,6 +94,9 @@ public:
   void use_cluster(std::uint64_t instance_id);
   // An empty pod list for the next SnapNode, with the room of one that clear() let go.
   [[nodiscard]] std::vector<const model::Pod*> spare_pod_list();
+  // Puts `node` in the place of node `i` (the same cluster node, changed since it was added);
+  // not logged: for the nodes under every mark.
+  void refresh_node(std::size_t i, SnapNode node, bool may_have_anti_affinity);
   // Adds a copy of `state` named `name` (hostname label set to it), owned by the snapshot.
   std::size_t add_copy(const cluster::NodeState& state, const std::string& name, const model::Resources& requested,
                        std::int32_t group);

@@ -150,6 +150,65 @@ TEST_CASE("hinting simulator: similar pods are not retried, hints are reused", "
   CHECK_FALSE(placed2[2].has_value());
 }
 
+TEST_CASE("snapshot: a node refreshed under a mark keeps what reverts restore and counts anew",
+          "[cas][snapshot]")
+{
+  // run_loop keeps its snapshot's cluster nodes from loop to loop: it reverts to the mark after
+  // them and refreshes the nodes that changed since.
+  const auto a = node_state("a", 2000, 4);
+  const auto b = node_state("b", 2000, 4);
+  auto lonely = make_spec("lonely", 100, 128);
+  model::PodAffinityTerm apart;
+  apart.selector = model::LabelSelector{{{"app", "lonely"}}, {}};
+  apart.topology_key = std::string(model::labels::k_hostname);
+  lonely->pod_anti_affinity_required.push_back(apart);
+  const auto plain = make_spec("plain", 100, 128);
+  const auto p1 = make_pod("p1", lonely);
+  const auto p2 = make_pod("p2", plain);
+  Snapshot snapshot;
+  SnapNode sn;
+  sn.state = &a;
+  sn.real = true;
+  sn.pods.push_back(&p1);
+  sn.requested = pod_footprint(p1);
+  snapshot.add_node(sn);
+  SnapNode other;
+  other.state = &b;
+  other.real = true;
+  snapshot.add_node(other);
+  CHECK(snapshot.anti_affinity_pods() == 1);
+  const auto mark = snapshot.mark();
+  snapshot.add_pod(0, p2);
+  snapshot.set_blocked(1, true);
+  snapshot.revert(mark);
+  REQUIRE(snapshot.node(0).pods.size() == 1);
+  CHECK(snapshot.node(0).requested == pod_footprint(p1));
+  CHECK_FALSE(snapshot.node(1).blocked);
+  // Node a's lonely pod left and the plain one came.
+  SnapNode now;
+  now.state = &a;
+  now.real = true;
+  now.pods.push_back(&p2);
+  now.requested = pod_footprint(p2);
+  snapshot.refresh_node(0, now, true);
+  CHECK(snapshot.anti_affinity_pods() == 0);
+  REQUIRE(snapshot.node(0).pods.size() == 1);
+  CHECK(snapshot.node(0).pods[0] == &p2);
+  CHECK(snapshot.node(0).requested == pod_footprint(p2));
+  CHECK(snapshot.find("a") == 0);
+  CHECK(snapshot.find("b") == 1);
+  // The refreshed node is the one revert undoes changes of, under a later mark too.
+  const auto later = snapshot.mark();
+  snapshot.add_pod(0, p1);
+  CHECK(snapshot.anti_affinity_pods() == 1);
+  snapshot.revert(later);
+  CHECK(snapshot.anti_affinity_pods() == 0);
+  CHECK(snapshot.node(0).pods.size() == 1);
+  // Only the same node may take a node's place.
+  now.state = &b;
+  CHECK_THROWS_AS(snapshot.refresh_node(0, now, true), InternalError);
+}
+
 TEST_CASE("predicates: taints, selectors, host ports, resources", "[cas][predicates]")
 {
   auto n = node_state("n", 2000, 4);
