@@ -400,6 +400,9 @@ SnapNode ClusterAutoscaler::snap_node(const cluster::Cluster& cluster, NodeIndex
   const auto& n = cluster.node(i);
   SnapNode sn;
   sn.state = &n;
+  sn.basis.ready = n.lifecycle == NodeLifecycle::ready;
+  sn.basis.allocatable = {n.allocatable.cpu(), n.allocatable.memory(), n.allocatable[model::k_nvidia_gpu]};
+  sn.basis.daemons = {n.daemon_requested.cpu(), n.daemon_requested.memory(), n.daemon_requested[model::k_nvidia_gpu]};
   sn.requested = n.requested;
   sn.pods.refer(cluster, n.pods, m_snapshot.spare_pod_list());
   sn.group = n.owner == cluster::NodeOwner::node_group && n.pool < m_groups.size() ? static_cast<std::int32_t>(n.pool)
@@ -475,7 +478,8 @@ void ClusterAutoscaler::snapshot_nodes(const cluster::Cluster& cluster, bool any
   for (std::size_t k = 0; k < b.listed.size(); ++k) {
     const SnapNode fresh = snap_node(cluster, b.listed[k]);
     const SnapNode& kept = snapshot.node(k);
-    CAPSIM_CHECK(kept.state == fresh.state && kept.requested == fresh.requested && kept.group == fresh.group
+    CAPSIM_CHECK(kept.state == fresh.state && kept.basis == fresh.basis && kept.requested == fresh.requested
+                     && kept.group == fresh.group
                      && kept.cluster_node == fresh.cluster_node && kept.real && !kept.removed
                      && kept.blocked == fresh.blocked && kept.pods.list() == fresh.pods.list(),
                  "cluster-autoscaler: a kept snapshot node differs from the cluster's");
@@ -800,7 +804,7 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
   const auto snapshot_size = snapshot.size();
   for (std::size_t i = 0; i < snapshot_size; ++i) {
     const auto& sn = snapshot.node(i);
-    if (!sn.real || sn.group < 0 || sn.blocked || sn.state->lifecycle != NodeLifecycle::ready) {
+    if (!sn.real || sn.group < 0 || sn.blocked || !sn.basis.ready) {
       continue;
     }
     const auto g = static_cast<std::size_t>(sn.group);
@@ -813,11 +817,13 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
       continue; // recently found unremovable
     }
     // Eligibility: utilization at or below the threshold.
-    model::Resources requested = sn.requested;
-    model::Resources allocatable = sn.state->allocatable;
+    std::array<std::int64_t, 3> requested{sn.requested.cpu(), sn.requested.memory(), sn.requested[model::k_nvidia_gpu]};
+    std::array<std::int64_t, 3> allocatable = sn.basis.allocatable;
     if (m_settings.ignore_daemonsets_utilization) {
-      requested -= sn.state->daemon_requested;
-      allocatable -= sn.state->daemon_requested;
+      for (std::size_t d = 0; d < 3; ++d) {
+        requested[d] -= sn.basis.daemons[d];
+        allocatable[d] -= sn.basis.daemons[d];
+      }
     }
     const Utilization u = node_utilization(requested, allocatable);
     const double threshold =

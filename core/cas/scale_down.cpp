@@ -13,23 +13,29 @@ constexpr std::int64_t k_unlimited = model::k_unlimited_disruptions;
 
 } // namespace
 
-Utilization node_utilization(const model::Resources& requested, const model::Resources& allocatable)
+Utilization node_utilization(const std::array<std::int64_t, 3>& requested, const std::array<std::int64_t, 3>& allocatable)
 {
   Utilization u;
-  if (allocatable[model::k_nvidia_gpu] > 0) {
+  if (allocatable[2] > 0) {
     u.gpu_node = true;
-    u.gpu = static_cast<double>(requested[model::k_nvidia_gpu]) / static_cast<double>(allocatable[model::k_nvidia_gpu]);
+    u.gpu = static_cast<double>(requested[2]) / static_cast<double>(allocatable[2]);
     u.value = u.gpu;
     return u;
   }
-  if (allocatable.cpu() <= 0 || allocatable.memory() <= 0) {
+  if (allocatable[0] <= 0 || allocatable[1] <= 0) {
     u.valid = false;
     return u;
   }
-  u.cpu = static_cast<double>(requested.cpu()) / static_cast<double>(allocatable.cpu());
-  u.memory = static_cast<double>(requested.memory()) / static_cast<double>(allocatable.memory());
+  u.cpu = static_cast<double>(requested[0]) / static_cast<double>(allocatable[0]);
+  u.memory = static_cast<double>(requested[1]) / static_cast<double>(allocatable[1]);
   u.value = std::max(u.cpu, u.memory);
   return u;
+}
+
+Utilization node_utilization(const model::Resources& requested, const model::Resources& allocatable)
+{
+  return node_utilization(std::array{requested.cpu(), requested.memory(), requested[model::k_nvidia_gpu]},
+                          std::array{allocatable.cpu(), allocatable.memory(), allocatable[model::k_nvidia_gpu]});
 }
 
 std::string_view to_string(BlockReason reason)

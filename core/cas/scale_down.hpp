@@ -7,6 +7,7 @@
 #include "core/model/pdb.hpp"
 #include "core/model/pod.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -27,6 +28,9 @@ struct Utilization
 };
 
 [[nodiscard]] Utilization node_utilization(const model::Resources& requested, const model::Resources& allocatable);
+// The same from the cpu, memory and nvidia.com/gpu entries, the only ones it reads.
+[[nodiscard]] Utilization node_utilization(const std::array<std::int64_t, 3>& requested,
+                                           const std::array<std::int64_t, 3>& allocatable);
 
 // Why a pod blocks its node's removal (drainability rules, first verdict wins).
 enum class BlockReason : std::uint8_t {

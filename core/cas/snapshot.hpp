@@ -4,6 +4,7 @@
 #include "core/model/pod.hpp"
 #include "core/model/resources.hpp"
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -63,9 +64,22 @@ private:
 // the cluster, an upcoming node (a copy of its group's template) or a node the estimator
 // added. `state` gives labels, taints and allocatable; `requested` and `pods` are the
 // simulation's own view (DaemonSet pods are only counted in `requested`).
+// What scale-down reads of a registered node's record every loop (its lifecycle, and cpu, memory
+// and GPUs allocatable and taken by DaemonSets), taken with the node: the record is far from
+// the snapshot, in three cache lines.
+struct NodeBasis
+{
+  bool ready = false;
+  std::array<std::int64_t, 3> allocatable{}; // cpu, memory, nvidia.com/gpu
+  std::array<std::int64_t, 3> daemons{};
+
+  bool operator==(const NodeBasis&) const = default;
+};
+
 struct SnapNode
 {
   const cluster::NodeState* state = nullptr;
+  NodeBasis basis;                     // of `state` (registered nodes; scale-down's)
   model::Resources requested;          // incl. DaemonSet pods and one `pods` per pod
   SnapPods pods;                       // non-DaemonSet pods, in the order they were added
   std::int32_t group = -1;             // node group index, -1 for nodes of no group
