@@ -134,6 +134,11 @@ private:
   std::vector<Candidate> m_validation_candidates; // validate()'s
   bool m_v113 = false;                           // settings.karpenter.version is 1.13
   bool m_graceful_checks_valid = false;
+  // m_candidates holds multi-node's list, sorted and in that order: single-node's list in the same
+  // poll is the same (one ShouldDisrupt for both, the cluster unchanged), unless it records why
+  // nodes are kept (under its own name).
+  bool m_sorted_for_single = false;
+  std::vector<Candidate> m_multi_batch; // multi-node's disruptable candidates then
   CandidateOrder m_order; // sort_candidates' last order
   std::vector<const Candidate*> m_ordered; // single_node's interleaved order (room kept)
 };
@@ -181,6 +186,7 @@ void DisruptionController::begin(SimTime now, const cluster::Cluster& cluster, s
   m_act = &actuator;
   m_pdbs.reset();
   m_graceful_checks_valid = false;
+  m_sorted_for_single = false;
   const std::size_t n = cluster.nodes().size();
   m_nominated.resize(n, -1);
   m_drift_seen.resize(n, -1);
@@ -607,13 +613,19 @@ std::optional<Command> DisruptionController::first_n_consolidation(std::span<con
 Outcome DisruptionController::multi_node()
 {
   auto& cands = m_candidates;
+  m_sorted_for_single = false;
   candidates(Method::multi_node, cands);
   if (cands.empty() || is_consolidated(Method::multi_node)) {
     return Outcome::nothing;
   }
   auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
   sort_candidates(cands, version(), *m_cluster, &m_order);
-  // The disruptable candidates, in order, moved to the front (swapped: elements keep buffers).
+  // The disruptable candidates, in order: moved to the front (swapped: elements keep buffers),
+  // or, when single-node may take the sorted list as it is, the first of them copied out (the
+  // search reads no more than one past its maximum, and only the balanced policy's totals read
+  // the rest).
+  const bool keep_sorted = !m_act->records_decisions() && !any_balanced();
+  auto& batch = m_multi_batch;
   std::size_t kept = 0;
   bool constrained = false;
   for (auto& c : cands) {
@@ -622,10 +634,23 @@ Outcome DisruptionController::multi_node()
       continue;
     }
     --budget[c.pool];
-    std::swap(cands[kept++], c);
+    if (!keep_sorted) {
+      std::swap(cands[kept], c);
+    } else if (kept <= k_multi_node_max_candidates) {
+      if (kept < batch.size()) {
+        batch[kept] = c; // copy-assigned: the element keeps its buffers
+      } else {
+        batch.push_back(c);
+      }
+    }
+    ++kept;
   }
-  const auto disruptable = std::span<const Candidate>(cands).first(kept);
-  const std::size_t max_parallel = std::min(disruptable.size(), k_multi_node_max_candidates);
+  const std::size_t max_parallel = std::min(kept, k_multi_node_max_candidates);
+  if (keep_sorted) {
+    batch.resize(std::min(kept, k_multi_node_max_candidates + 1));
+  }
+  const auto disruptable = keep_sorted ? std::span<const Candidate>(batch) : std::span<const Candidate>(cands).first(kept);
+  m_sorted_for_single = keep_sorted;
   auto cmd = first_n_consolidation(disruptable, max_parallel);
   if (!cmd) {
     if (!constrained) {
@@ -640,12 +665,29 @@ Outcome DisruptionController::multi_node()
 Outcome DisruptionController::single_node()
 {
   auto& cands = m_candidates;
-  candidates(Method::single_node, cands);
+  const bool sorted = m_sorted_for_single;
+  m_sorted_for_single = false;
+#ifndef NDEBUG
+  if (sorted) {
+    std::vector<Candidate> fresh;
+    candidates(Method::single_node, fresh, false);
+    sort_candidates(fresh, version(), *m_cluster, nullptr);
+    CAPSIM_CHECK(fresh.size() == cands.size()
+                     && std::equal(fresh.begin(), fresh.end(), cands.begin(),
+                                   [](const Candidate& a, const Candidate& b) { return a.node == b.node; }),
+                 "single-node: multi-node's sorted list differs from its own");
+  }
+#endif
+  if (!sorted) {
+    candidates(Method::single_node, cands);
+  }
   if (cands.empty() || is_consolidated(Method::single_node)) {
     return Outcome::nothing;
   }
   const auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
-  sort_candidates(cands, version(), *m_cluster, &m_order);
+  if (!sorted) {
+    sort_candidates(cands, version(), *m_cluster, &m_order);
+  }
   auto& ordered = m_ordered;
   interleave_pools(cands, ordered);
   const bool balanced = any_balanced();
@@ -797,6 +839,7 @@ sim::DeleteReason DisruptionController::delete_reason(const Command& cmd) const
 bool DisruptionController::start(Command cmd)
 {
   m_graceful_checks_valid = false; // taints, nominations and the queue change below
+  m_sorted_for_single = false;
   const std::string nodes = names(cmd.candidates);
   record(cmd.method, nodes, cmd.is_replace() ? "replace" : "delete", describe(cmd), cmd.savings_per_hour);
   for (const auto& c : cmd.candidates) {
@@ -841,6 +884,7 @@ bool DisruptionController::start(Command cmd)
 void DisruptionController::abandon(const InFlight& f, const std::string& why)
 {
   m_graceful_checks_valid = false;
+  m_sorted_for_single = false;
   for (const auto& c : f.cmd.candidates) {
     const auto& node = m_cluster->node(c.node);
     if (node.alive() && node.lifecycle != NodeLifecycle::deleting) {
