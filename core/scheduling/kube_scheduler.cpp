@@ -167,9 +167,10 @@ struct alignas(64) NodeView
   std::int64_t nz_extra_mem = 0;
 };
 
-// What a scheduling cycle reads of a node, by its position in the snapshot node list, in two
-// contiguous arrays: filtering scans hundreds of nodes per pod in that order (QuickView), and
-// scoring reads the feasible ones (ScoreView); neither touches the rest of each NodeView.
+// What a scheduling cycle reads of a node, by its position in the snapshot node list, in
+// contiguous arrays: filtering tests room over hundreds of nodes per pod in that order (the
+// 32-bit room arrays, then QuickView for the uncertain ones and ScanTraits for those with room),
+// and scoring reads the feasible ones (ScoreView); none touches the rest of each NodeView.
 struct alignas(32) QuickView
 {
   std::int64_t free_cpu = 0;

@@ -437,6 +437,56 @@ TEST_CASE("Consolidation Budgets: should only allow 3 nodes to be deleted in mul
   CHECK(s.sim.alive().size() == 7);
 }
 
+TEST_CASE("Consolidation Budgets: single-node tries the candidates multi-node's budget left out in their own order",
+          "[disruption][consolidation][budgets]")
+{
+  // Two NodePools of one node each per Underutilized disruption. By savings ratio (one price,
+  // fewer pods first): a1, a2, a3, b1. Multi-node searches only a1 and b1 (the budget keeps a2
+  // and a3 out), and fails: each holds a pod pinned to it by a label no NodePool offers.
+  // Single-node then tries a1, b1 (failing), a2 (its pods move): a2 is deleted, not a3. Whether
+  // or not decisions are recorded (the controller takes multi-node's sorted list for single-node
+  // only when they are not), the same node goes.
+  const auto place = [](bool explain) {
+    ConsolidationSuite s;
+    s.sim.scenario.node_pools.clear();
+    s.sim.pool("a").budgets = {model::DisruptionBudget{"1", std::nullopt, std::nullopt, {}}};
+    s.sim.pool("b").budgets = {model::DisruptionBudget{"1", std::nullopt, std::nullopt, {}}};
+    const auto& t = s.sim.cheapest("on-demand");
+    const std::vector<std::pair<std::string, int>> nodes = {{"a1", 1}, {"a2", 2}, {"a3", 3}, {"b1", 4}};
+    for (const auto& [name, pods] : nodes) {
+      s.sim.node(name, name == "b1" ? "b" : "a", t.name, resources(32000, 0, 100));
+      auto pod = s.rs_pod();
+      pod.cpu_milli = 100;
+      if (name == "a1" || name == "b1") {
+        s.sim.label_node(name, {{"example.com/only", name}});
+        auto pinned = pod;
+        pinned.node_selector = {{"example.com/only", name}};
+        s.sim.pods_on(name, 1, pinned);
+        s.sim.pods_on(name, pods - 1, pod);
+      } else {
+        s.sim.pods_on(name, pods, pod);
+      }
+    }
+    const auto result = s.sim.run(20 * k_second, explain);
+    INFO(dump(result));
+    std::vector<std::string> going;
+    for (const auto& n : s.sim.cluster().nodes()) {
+      if (!n.alive() || n.lifecycle == cluster::NodeLifecycle::deleting) {
+        going.push_back(n.name);
+      }
+    }
+    if (explain) {
+      CHECK(decisions(result, "multi-node", "delete").empty());
+      const auto deletes = decisions(result, "single-node", "delete");
+      REQUIRE(deletes.size() == 1);
+      CHECK(deletes[0].candidate == "a2");
+    }
+    return going;
+  };
+  CHECK(place(true) == std::vector<std::string>{"a2"});
+  CHECK(place(false) == std::vector<std::string>{"a2"});
+}
+
 // ---------------------------------------------------------------------------------------------
 // TTL (validation)
 

@@ -116,7 +116,7 @@ void Sim::pending(SimTime at, int n, const PodOpts& o)
   }
 }
 
-report::EngineResult Sim::run(SimTime end)
+report::EngineResult Sim::run(SimTime end, bool explain)
 {
   std::stable_sort(workload.begin(), workload.end(),
                    [](const model::Pod& a, const model::Pod& b) { return a.arrival < b.arrival; });
@@ -126,7 +126,7 @@ report::EngineResult Sim::run(SimTime end)
   in.workload = &workload;
   in.end = end;
   in.seed = 1;
-  in.explain = true;
+  in.explain = explain;
   m_controller = std::make_unique<KarpenterController>(scenario, catalog, 1);
   install_disruption(*m_controller);
   m_engine = std::make_unique<sim::Engine>(in);

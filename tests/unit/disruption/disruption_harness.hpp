@@ -69,8 +69,9 @@ public:
   // n pending pods arriving at `at`.
   void pending(SimTime at, int n, const PodOpts& o = {});
 
-  // Runs until `end` and returns the engine's result (decisions recorded).
-  report::EngineResult run(SimTime end);
+  // Runs until `end` and returns the engine's result (decisions recorded unless `explain` is
+  // false: the controller then takes the paths that need not say why).
+  report::EngineResult run(SimTime end, bool explain = true);
 
   // After run(): the simulated cluster.
   [[nodiscard]] const cluster::Cluster& cluster() const { return m_engine->cluster(); }
