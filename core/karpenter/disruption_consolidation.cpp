@@ -166,9 +166,42 @@ double estimated_savings(const Command& cmd, const OfferingAvailable& available)
   return source - dest;
 }
 
+#ifndef NDEBUG
+// Debug builds solve a sample of the simulations that stopped early (SolveOptions::
+// stop_on_delete_veto, answered by a remembered stop or by the solve) again without the early
+// stop and with a fresh cache: consolidation must reject that result whatever else it holds (a
+// bound pod fails, a moved pod goes to a node that is not Ready, more than one NodeClaim, or one
+// that may launch spot). `in` lists every pod of the simulation.
+void check_stop_rejected(SolveInput in, std::span<const PodIndex> from_deleting)
+{
+  static std::uint64_t stops = 0;
+  if (++stops % 64 != 0) {
+    return;
+  }
+  in.options.stop_on_delete_veto = false;
+  in.cache = nullptr;
+  const SolveResult full = solve(in);
+  const auto& cluster = *in.cluster;
+  const bool bound_fails = std::any_of(full.errors.begin(), full.errors.end(), [&](const PodError& e) {
+    return cluster.pod(e.pod).phase != PodPhase::pending;
+  });
+  const bool moved_to_not_ready = std::any_of(full.existing.begin(), full.existing.end(), [&](const Placement& pl) {
+    return cluster.pod(pl.pod).phase != PodPhase::pending
+           && cluster.node(pl.node).lifecycle != NodeLifecycle::ready
+           && std::find(from_deleting.begin(), from_deleting.end(), pl.pod) == from_deleting.end();
+  });
+  const bool spot_claim = full.claims.size() > 1
+                          || (full.claims.size() == 1
+                              && has_capacity_type(full.claims.front().requirements, model::k_capacity_spot));
+  CAPSIM_CHECK(bound_fails || moved_to_not_ready || spot_claim,
+               "consolidation: a simulation stopped early that consolidation would not reject");
+}
+#endif
+
 Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates, bool consolidation,
                                bool sketch, bool stop_on_delete_veto)
 {
+  Simulation out; // the one result every return gives (returned in place)
   const auto& cluster = *ctx.cluster;
   if (!ctx.scratch.input) {
     ctx.scratch.input = ctx.controller->solve_input(cluster, *ctx.actuator);
@@ -238,10 +271,17 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
       }
       ctx.scratch.after_listed = true;
     }
-    if (remembered_stop_holds(in, c.pods_revision, c.reschedulable.size(), after)) {
+    if (remembered_stop_holds(in, c.pods_revision, c.reschedulable, after)) {
+#ifndef NDEBUG
+      {
+        SolveInput all = in;
+        all.pods.insert(all.pods.end(), c.reschedulable.begin(), c.reschedulable.end());
+        all.pods.insert(all.pods.end(), after.begin(), after.end());
+        check_stop_rejected(std::move(all), after);
+      }
+#endif
       in.options = base_options;
       in.pods_start_with_pending = false;
-      Simulation out;
       out.result.stopped = true;
       out.failure = k_reason_not_recorded;
       return out;
@@ -274,8 +314,12 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     }
   }
   std::sort(from_deleting.begin(), from_deleting.end());
-  Simulation out;
   out.result = solve(in);
+#ifndef NDEBUG
+  if (out.result.stopped) {
+    check_stop_rejected(in, from_deleting);
+  }
+#endif
   in.options = base_options;
   in.pods_start_with_pending = false;
   if (out.result.stopped) {

@@ -143,24 +143,83 @@ public:
       m_leaves *= 2;
     }
     m_max.assign(2 * m_leaves, Entry{k_empty, k_empty});
+    m_quiet_until.assign(m_leaves, std::numeric_limits<SimTime>::min());
     for (std::size_t i = 0; i < m_size; ++i) {
       m_max[m_leaves + i] = leaf(nodes[i]);
+      m_quiet_until[i] = nodes[i].quiet_until;
     }
     for (std::size_t i = m_leaves - 1; i >= 1; --i) {
       m_max[i] = combine(m_max[2 * i], m_max[2 * i + 1]);
     }
   }
 
-  // The moving view for the clock value `now` (rebuilt: O(nodes)).
-  void set_quiet_now(const std::vector<ExistingNode>& nodes, SimTime now)
+  // The list changed from position `from` on (entries moved, joined or left): the leaves from
+  // there and their ancestors are redone (O(nodes after `from`)); a list outgrowing the tree is
+  // built anew.
+  void rebuild_from(const std::vector<ExistingNode>& nodes, std::size_t from)
+  {
+    if (nodes.size() > m_leaves) {
+      build(nodes);
+      return;
+    }
+    changed();
+    const std::size_t end = std::max(m_size, nodes.size());
+    m_size = nodes.size();
+    if (from >= end) {
+      return;
+    }
+    for (std::size_t i = from; i < end; ++i) {
+      m_max[m_leaves + i] = i < m_size ? leaf(nodes[i]) : Entry{k_empty, k_empty};
+      m_quiet_until[i] = i < m_size ? nodes[i].quiet_until : std::numeric_limits<SimTime>::min();
+    }
+    for (std::size_t lo = (m_leaves + from) / 2, hi = (m_leaves + end - 1) / 2; lo >= 1; lo /= 2, hi /= 2) {
+      for (std::size_t i = lo; i <= hi; ++i) {
+        m_max[i] = combine(m_max[2 * i], m_max[2 * i + 1]);
+      }
+    }
+  }
+
+#ifndef NDEBUG
+  // Every leaf is its node's (empty past the list) and every range the maxima of its halves.
+  [[nodiscard]] bool consistent_with(const std::vector<ExistingNode>& nodes) const
+  {
+    if (m_size != nodes.size() || m_max.size() != 2 * m_leaves) {
+      return false;
+    }
+    for (std::size_t i = 0; i < m_leaves; ++i) {
+      if (m_max[m_leaves + i] != (i < m_size ? leaf(nodes[i]) : Entry{k_empty, k_empty})) {
+        return false;
+      }
+    }
+    for (std::size_t i = 1; i < m_leaves; ++i) {
+      if (m_max[i] != combine(m_max[2 * i], m_max[2 * i + 1])) {
+        return false;
+      }
+    }
+    return true;
+  }
+#endif
+
+  // The moving view for the clock value `now`: the leaves whose node entered or left its window
+  // since the last clock value, and their ancestors (a scan of the windows' ends, kept apart).
+  void set_quiet_now(SimTime now)
   {
     changed();
     m_quiet_now = now;
     for (std::size_t i = 0; i < m_size; ++i) {
-      m_max[m_leaves + i].moving = leaf(nodes[i]).moving;
-    }
-    for (std::size_t i = m_leaves - 1; i >= 1; --i) {
-      m_max[i].moving = combine(m_max[2 * i].moving, m_max[2 * i + 1].moving);
+      Entry& e = m_max[m_leaves + i];
+      const Dims moving = now < m_quiet_until[i] ? k_empty : e.all;
+      if (moving == e.moving) {
+        continue;
+      }
+      e.moving = moving;
+      for (std::size_t up = (m_leaves + i) / 2; up >= 1; up /= 2) {
+        const Dims m = combine(m_max[2 * up].moving, m_max[2 * up + 1].moving);
+        if (m == m_max[up].moving) {
+          break; // the ancestors' maxima stand
+        }
+        m_max[up].moving = m;
+      }
     }
   }
 
@@ -171,6 +230,7 @@ public:
     changed();
     std::size_t i = m_leaves + pos;
     m_max[i] = leaf(node);
+    m_quiet_until[pos] = node.quiet_until;
     for (i /= 2; i >= 1; i /= 2) {
       const Entry m = combine(m_max[2 * i], m_max[2 * i + 1]);
       if (m == m_max[i]) {
@@ -211,18 +271,7 @@ public:
   }
   [[nodiscard]] std::size_t first_fit_except(const Dims& want, bool moving, std::size_t skip) const
   {
-    FitMemo* hit = nullptr;
-    for (auto& m : m_fit_memo) {
-      if (m.version == m_version && m.moving == moving && m.want == want) {
-        hit = &m;
-        break;
-      }
-    }
-    if (hit == nullptr) {
-      hit = &m_fit_memo[m_fit_memo_next];
-      m_fit_memo_next = (m_fit_memo_next + 1) % m_fit_memo.size();
-      *hit = FitMemo{m_version, want, moving, next(0, want, moving), k_unknown};
-    }
+    FitMemo* hit = &memo(want, moving);
     std::size_t fit = hit->first;
     if (fit != k_end && fit == skip) {
       if (hit->second == k_unknown) {
@@ -238,6 +287,33 @@ public:
     CAPSIM_CHECK(fresh == fit, "FreeCapacityIndex: a remembered first fit differs from a fresh search");
 #endif
     return fit;
+  }
+
+  // The first two positions (k_end when fewer) whose node may fit `want` and is Ready by
+  // `ready(pos)`, a function of the content (readiness changes only with a new version: the
+  // snapshot is rebuilt or its entries redone when a node changes); remembered alike.
+  template <typename Ready>
+  [[nodiscard]] std::pair<std::size_t, std::size_t> first_two_ready(const Dims& want, bool moving, Ready&& ready) const
+  {
+    const auto walk = [&](std::size_t f) {
+      while (f != k_end && !ready(f)) {
+        f = next(f + 1, want, moving);
+      }
+      return f;
+    };
+    FitMemo& m = memo(want, moving);
+    if (!m.ready_known) {
+      m.ready_first = walk(m.first);
+      m.ready_second = m.ready_first == k_end ? k_end : walk(next(m.ready_first + 1, want, moving));
+      m.ready_known = true;
+    }
+#ifndef NDEBUG
+    const std::size_t first = walk(next(0, want, moving));
+    CAPSIM_CHECK(first == m.ready_first
+                     && (first == k_end || walk(next(first + 1, want, moving)) == m.ready_second),
+                 "FreeCapacityIndex: remembered Ready fits differ from a fresh search");
+#endif
+    return {m.ready_first, m.ready_second};
   }
 
   // The content's version, and the way back to it once every change since is undone.
@@ -295,11 +371,29 @@ private:
     bool moving = false;
     std::size_t first = k_end;
     std::size_t second = k_unknown; // the first fit after `first`, once asked for
+    bool ready_known = false;       // first_two_ready's, once asked for
+    std::size_t ready_first = k_end;
+    std::size_t ready_second = k_end;
   };
+
+  // The entry for (want, moving) at the current version: found, or made with its first fit.
+  FitMemo& memo(const Dims& want, bool moving) const
+  {
+    for (auto& m : m_fit_memo) {
+      if (m.version == m_version && m.moving == moving && m.want == want) {
+        return m;
+      }
+    }
+    FitMemo& m = m_fit_memo[m_fit_memo_next];
+    m_fit_memo_next = (m_fit_memo_next + 1) % m_fit_memo.size();
+    m = FitMemo{m_version, want, moving, next(0, want, moving), k_unknown};
+    return m;
+  }
 
   std::size_t m_size = 0;
   std::size_t m_leaves = 1;
   std::vector<Entry> m_max;
+  std::vector<SimTime> m_quiet_until; // by leaf: its node's ExistingNode::quiet_until
   std::optional<SimTime> m_quiet_now;
   std::uint64_t m_version = 0;
   std::uint64_t m_last_version = 0;
@@ -319,6 +413,7 @@ struct ExistingSnapshot
   std::vector<const model::PodSpec*> daemons;
   bool host_ports = false;
   bool valid = false;
+  const cluster::NodeState* node_table = nullptr; // the cluster's node list the entries point into
 
   std::vector<ExistingNode> nodes;     // sortExistingNodes order
   // (NodeIndex, index in nodes), sorted by NodeIndex: sized by the live nodes, not by every
@@ -334,6 +429,19 @@ struct ExistingSnapshot
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> running;
   std::vector<cluster::PodIndex> anti_affinity;
 };
+
+// The first position other than `skip` (and other than node `skip_node`) whose node is Ready and
+// may fit `want`, or k_end. A moved pod that fits no Ready node vetoes a delete wherever it goes:
+// placements only shrink the free room, so it lands on a node that is not Ready, on a NodeClaim
+// or nowhere (the nodes that are not Ready are the few launching ones, passed over one by one).
+std::size_t first_ready_fit(const ExistingSnapshot& snap, const FreeCapacityIndex::Dims& want, bool moving,
+                            std::size_t skip, cluster::NodeIndex skip_node = cluster::k_none)
+{
+  const auto [first, second] = snap.index.first_two_ready(
+      want, moving, [&snap](std::size_t pos) { return snap.nodes[pos].node->lifecycle == cluster::NodeLifecycle::ready; });
+  const bool skipped = first != FreeCapacityIndex::k_end && (first == skip || snap.nodes[first].index == skip_node);
+  return skipped ? second : first;
+}
 
 // What the checks before placing pods read of some of a solve's pods (the valid ones, as
 // prepare_pods keeps them).
@@ -485,6 +593,12 @@ struct SolveCache::Impl
   std::vector<ExistingNode> spare_nodes;
   std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> spare_position;
   std::vector<ExistingNode> fresh_nodes;
+  // update_snapshot_incrementally's lists: entries redone in place, positions leaving, entries
+  // joining (or moving)
+  std::vector<std::pair<std::uint32_t, ExistingNode>> changed_entries;
+  std::vector<std::uint32_t> gone_positions;
+  std::vector<cluster::NodeIndex> gone_nodes;
+  std::vector<ExistingNode> tail_nodes;
   // The NodePool templates (prepare_templates) for one pools_generation, availability of each
   // pool's types, DaemonSet list and minValues policy; solves use them in place.
   struct Templates
@@ -505,7 +619,7 @@ struct SolveCache::Impl
   {
     enum class Kind
     {
-      no_room,   // the pod fit no other node before anything was placed
+      no_room,   // the pod fit no other Ready node before anything was placed
       not_ready, // the pod, first in the queue, went to a node that is not Ready
     };
     bool valid = false;
@@ -525,8 +639,8 @@ struct SolveCache::Impl
     bool ignore_preferences = false;
     bool moving_view = false;
     bool tolerate_pns = false;
-    // no_room: the templates, and every_claim_keeps_spot held for pods requesting this much in
-    // total with these resources in use (bit per resource): it holds for any less.
+    // no_room: the templates, and every_claim_keeps_spot holds for pods requesting at most this
+    // much in total with these resources in use (bit per resource): spot_room_bound.
     std::uint64_t templates = 0; // Templates::generation
     model::Resources keeps_spot_for;
     std::uint32_t keeps_spot_dims = 0;
@@ -878,6 +992,7 @@ void SolveCache::prefetch_remembered_stop(cluster::NodeIndex node) const
 {
   if (node < m_impl->quick_stops.size()) {
     __builtin_prefetch(&m_impl->quick_stops[node]);
+    __builtin_prefetch(&m_impl->quick_stops_rest[node]); // no_room_holds reads it on most hits
   }
 }
 
@@ -1141,6 +1256,8 @@ private:
   [[nodiscard]] bool snapshot_refreshable() const;
   // `reuse`: take the entries of nodes unchanged since the last snapshot from it.
   void build_snapshot(bool reuse = true);
+  [[nodiscard]] bool update_snapshot_incrementally();
+  void add_pool_share(const ExistingNode& e, std::int64_t sign);
   [[nodiscard]] ExistingNode make_existing(cluster::NodeIndex i) const;
   void refresh_snapshot(); // apply the bindings made since the snapshot
   static void set_remaining(ExistingNode& e);
@@ -1155,6 +1272,7 @@ private:
   void prepare_spot_room(const model::Resources& all); // `all`: the requests of every pod
   [[nodiscard]] bool keeps_spot(std::size_t tmpl, const TypeSet& options, const OfferingFilter& filter);
   [[nodiscard]] bool every_claim_keeps_spot();
+  [[nodiscard]] model::Resources spot_room_bound(const model::Resources& all);
   [[nodiscard]] const QueuedPod* bound_pod_fitting_nowhere();
   [[nodiscard]] bool limited(const Template& t) const; // its pool has limits
   bool summarize(cluster::PodIndex pod, PodsSummary& out); // adds the pod if it is scheduled
@@ -1711,10 +1829,11 @@ void Scheduler::check_snapshot_against_fresh(const char* what)
   const auto position = m_cache.existing.position;
   const auto pool_capacity = m_cache.existing.pool_capacity;
   const auto pool_nodes = m_cache.existing.pool_nodes;
+  const bool index_consistent = m_cache.existing.index.consistent_with(m_cache.existing.nodes);
   build_snapshot(false);
   const auto& fresh = m_cache.existing;
   CAPSIM_CHECK(incremental == signature(fresh) && position == fresh.position && pool_capacity == fresh.pool_capacity
-                   && pool_nodes == fresh.pool_nodes,
+                   && pool_nodes == fresh.pool_nodes && index_consistent,
                std::string("solve: the ") + what + " existing-node snapshot differs from a fresh one");
 }
 #endif
@@ -1785,8 +1904,157 @@ ExistingNode Scheduler::make_existing(cluster::NodeIndex i) const
   return e;
 }
 
+void Scheduler::add_pool_share(const ExistingNode& e, std::int64_t sign)
+{
+  // The entry's part of ExistingSnapshot::pool_capacity and pool_nodes (sign: +1 joins, -1 leaves).
+  if (!e.pool_owned) {
+    return;
+  }
+  auto& snap = m_cache.existing;
+  for (std::size_t i = 0; i < m_input.node_pools.size(); ++i) {
+    if (m_input.node_pools[i].index != e.pool) {
+      continue;
+    }
+    const auto& capacity = e.instance_type != nullptr ? e.instance_type->capacity : e.node->allocatable;
+    for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+      snap.pool_capacity[i].v[d] += sign * capacity.v[d];
+    }
+    snap.pool_nodes[i] += sign;
+  }
+}
+
+bool Scheduler::update_snapshot_incrementally()
+{
+  // A few nodes changed since the snapshot (Cluster::node_log names them): an entry that keeps
+  // its place in the order (a launching node registered, DaemonSet overhead) is redone where it
+  // stands; a node that joins, leaves or moves (became Ready: initialized first) is taken out and
+  // merged in again, and only the entries after the first such place move, with the index leaves
+  // and positions there. Many changes, or a node list that moved (the entries point into it),
+  // take the rebuild.
+  auto& snap = m_cache.existing;
+  const auto& log = m_cluster.node_log();
+  const auto& nodes = m_cluster.nodes();
+  if (!snapshot_inputs_same() || snap.node_table != nodes.data() || log.size() != m_cluster.node_epoch()
+      || snap.epoch > log.size() || log.size() - snap.epoch > snap.nodes.size() / 8 + 1) {
+    return false;
+  }
+  auto& changed = m_cache.changed_entries;
+  auto& gone = m_cache.gone_positions;
+  auto& fresh = m_cache.fresh_nodes;
+  changed.clear();
+  gone.clear();
+  fresh.clear();
+  for (std::size_t k = snap.epoch; k < log.size(); ++k) {
+    const cluster::NodeIndex i = log[k];
+    if (m_cluster.node_stamp(i) != k + 1) {
+      continue; // stamped again later: looked at there
+    }
+    const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
+                                     std::pair<cluster::NodeIndex, std::uint32_t>{i, 0});
+    const bool listed = it != snap.position.end() && it->first == i;
+    const bool schedulable = nodes[i].alive() && nodes[i].schedulable();
+    if (!listed) {
+      if (schedulable) {
+        fresh.push_back(make_existing(i));
+      }
+      continue;
+    }
+    if (!schedulable) {
+      gone.push_back(it->second);
+      continue;
+    }
+    ExistingNode e = make_existing(i);
+    if (e.initialized == snap.nodes[it->second].initialized) {
+      changed.emplace_back(it->second, std::move(e));
+    } else {
+      gone.push_back(it->second);
+      fresh.push_back(std::move(e));
+    }
+  }
+  for (auto& [pos, e] : changed) {
+    add_pool_share(snap.nodes[pos], -1);
+    add_pool_share(e, 1);
+    snap.nodes[pos] = std::move(e);
+    snap.index.update(pos, snap.nodes[pos]);
+  }
+  if (!gone.empty() || !fresh.empty()) {
+    // sortExistingNodes' order, as build_snapshot merges.
+    const auto before = [](const ExistingNode& x, const ExistingNode& y) {
+      if (x.initialized != y.initialized) {
+        return x.initialized;
+      }
+      const int c = x.node->name.compare(y.node->name);
+      return c != 0 ? c < 0 : x.index < y.index;
+    };
+    std::sort(gone.begin(), gone.end());
+    std::sort(fresh.begin(), fresh.end(), before);
+    auto& list = snap.nodes;
+    std::size_t from = gone.empty() ? list.size() : gone.front();
+    if (!fresh.empty()) {
+      const auto at = std::partition_point(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(from),
+                                           [&](const ExistingNode& x) { return before(x, fresh.front()); });
+      from = static_cast<std::size_t>(at - list.begin());
+    }
+    auto& gone_nodes = m_cache.gone_nodes;
+    gone_nodes.clear();
+    for (const auto pos : gone) {
+      add_pool_share(list[pos], -1);
+      gone_nodes.push_back(list[pos].index);
+    }
+    for (const auto& e : fresh) {
+      add_pool_share(e, 1);
+    }
+    // The tail from `from`, without the leaving entries, merged with the joining ones.
+    auto& tail = m_cache.tail_nodes;
+    tail.clear();
+    for (std::size_t pos = from, g = 0; pos < list.size(); ++pos) {
+      while (g < gone.size() && gone[g] < pos) {
+        ++g;
+      }
+      if (g < gone.size() && gone[g] == pos) {
+        continue;
+      }
+      tail.push_back(std::move(list[pos]));
+    }
+    list.resize(from);
+    std::size_t t = 0;
+    std::size_t f = 0;
+    while (t < tail.size() || f < fresh.size()) {
+      if (f == fresh.size() || (t < tail.size() && !before(fresh[f], tail[t]))) {
+        list.push_back(std::move(tail[t++]));
+      } else {
+        list.push_back(std::move(fresh[f++]));
+      }
+    }
+    tail.clear();
+    fresh.clear();
+    // Positions: the leaving nodes out, the joining ones in, then those from `from` renumbered.
+    std::sort(gone_nodes.begin(), gone_nodes.end());
+    auto& position = snap.position;
+    std::erase_if(position, [&](const std::pair<cluster::NodeIndex, std::uint32_t>& p) {
+      return std::binary_search(gone_nodes.begin(), gone_nodes.end(), p.first);
+    });
+    for (std::size_t pos = from; pos < list.size(); ++pos) {
+      const std::pair<cluster::NodeIndex, std::uint32_t> entry{list[pos].index, static_cast<std::uint32_t>(pos)};
+      const auto it = std::lower_bound(position.begin(), position.end(), std::pair<cluster::NodeIndex, std::uint32_t>{entry.first, 0});
+      if (it != position.end() && it->first == entry.first) {
+        it->second = entry.second;
+      } else {
+        position.insert(it, entry);
+      }
+    }
+    snap.index.rebuild_from(list, from);
+  }
+  snap.epoch = m_cluster.node_epoch();
+  refresh_snapshot(); // the bindings since (debug builds compare the result with a fresh build)
+  return true;
+}
+
 void Scheduler::build_snapshot(bool reuse)
 {
+  if (reuse && update_snapshot_incrementally()) {
+    return;
+  }
   ++m_cache.snapshot_builds;
   auto& snap = m_cache.existing;
   // Nodes not stamped since the last snapshot keep their entries (labels, effective taints,
@@ -1820,6 +2088,7 @@ void Scheduler::build_snapshot(bool reuse)
   }
   snap.host_ports = m_any_host_ports;
   const auto& nodes = m_cluster.nodes();
+  snap.node_table = nodes.data();
   std::vector<char> kept(old.nodes.size(), 0);
   std::vector<ExistingNode>& fresh = m_cache.fresh_nodes;
   fresh.clear();
@@ -1944,7 +2213,7 @@ void Scheduler::prepare_existing()
   m_index = &snap.index;
   m_moving_view = m_input.options.consolidation_simulation;
   if (m_moving_view && snap.index.quiet_now() != m_input.options.now) {
-    snap.index.set_quiet_now(snap.nodes, m_input.options.now);
+    snap.index.set_quiet_now(m_input.options.now);
   }
   m_snapshot_in_use = true;
   m_index_version = snap.index.version(); // given back by restore_existing
@@ -2031,16 +2300,83 @@ bool Scheduler::every_claim_keeps_spot()
   return true;
 }
 
+model::Resources Scheduler::spot_room_bound(const model::Resources& all)
+{
+  // After every_claim_keeps_spot held for `all` (prepare_spot_room's requests): requests up to
+  // the bound returned keep it holding. Per template and zone keeps_spot found spot options with
+  // room for `all`; one with the most CPU is taken (found by a search over the CPU thresholds,
+  // not a walk over the options), and the bound is the least room over them in the resources in
+  // use (the others stay at `all`).
+  model::Resources bound = all;
+  bool first = true;
+  for (std::size_t ti = 0; ti < m_templates.size(); ++ti) {
+    const Template& t = m_templates[ti];
+    for (std::size_t z = 0; z < t.offered_in_zone.size(); ++z) {
+      if (((t.filter.zones >> z) & 1U) == 0 || !t.offered_in_zone[z].intersects(t.options)) {
+        continue;
+      }
+      std::optional<model::Resources> best;
+      for (std::size_t g = 0; g < t.groups.size(); ++g) {
+        if (!t.groups[g].host_ports.empty()) {
+          continue;
+        }
+        // The group's spot options in the zone with room for `all` (the groups partition the
+        // types, so these are in m_spot_room by this group's overhead).
+        m_tmp = t.group_mask[g];
+        m_tmp.and_with(t.spot_in_zone[z]);
+        m_tmp.and_with(m_spot_room[ti]);
+        m_tmp.and_with(t.options);
+        if (!m_tmp.any()) {
+          continue;
+        }
+        const std::int64_t cpu = t.types->max_allocatable(model::k_cpu, m_tmp);
+        m_tmp.and_with(t.types->at_least(model::k_cpu, cpu));
+        std::optional<std::size_t> pick;
+        m_tmp.for_each([&pick](std::size_t i) {
+          if (!pick) {
+            pick = i;
+          }
+        });
+        CAPSIM_CHECK(pick.has_value(), "solve: no spot option with the most CPU");
+        const model::Resources room = t.types->types()[*pick].allocatable - t.groups[g].overhead;
+#ifndef NDEBUG
+        for (const auto d : m_dims) {
+          CAPSIM_CHECK(room[d] >= all[d], "solve: a spot option without room for every pod");
+        }
+#endif
+        if (!best || room.cpu() > best->cpu()) {
+          best = room;
+        }
+      }
+      CAPSIM_CHECK(best.has_value(), "solve: no spot option with room where every NodeClaim keeps spot");
+      for (const auto d : m_dims) {
+        bound[d] = first ? (*best)[d] : std::min(bound[d], (*best)[d]);
+      }
+      first = false;
+    }
+  }
+  return bound;
+}
+
 const QueuedPod* Scheduler::bound_pod_fitting_nowhere()
 {
-  // Placements only shrink the free capacity, so such a pod ends on a NodeClaim or fails.
+  // Placements only shrink the free capacity, so such a pod ends on a NodeClaim or fails; a moved
+  // one (not from a deleting node) that fits only nodes that are not Ready would stop the solve on
+  // one of them otherwise (first_ready_fit).
   const auto it = std::find_if(m_pods.begin(), m_pods.end(), [this](QueuedPod& p) {
     if (p.state->phase == cluster::PodPhase::pending) {
       return false;
     }
     const bool moving = m_moving_view && !p.pending && !p.from_deleting;
     p.fit_from = m_index->next(p.fit_from, p.requests, moving);
-    return p.fit_from == FreeCapacityIndex::k_end;
+    std::size_t fit = p.fit_from;
+    if (!p.from_deleting) {
+      const FreeCapacityIndex::Dims want = FreeCapacityIndex::dims(p.requests);
+      while (fit != FreeCapacityIndex::k_end && (*m_existing)[fit].node->lifecycle != cluster::NodeLifecycle::ready) {
+        fit = m_index->next(fit + 1, want, moving);
+      }
+    }
+    return fit == FreeCapacityIndex::k_end;
   });
   return it != m_pods.end() ? &*it : nullptr;
 }
@@ -2050,15 +2386,18 @@ bool Scheduler::limited(const Template& t) const
   return karpenter::limited(m_input, t);
 }
 
-bool Scheduler::summarize(cluster::PodIndex idx, PodsSummary& out)
+// Adds what the checks before placing pods read of pod `idx` to `out`, as a solve with these
+// options sees it; false when the solve leaves the pod out (prepare_pods: it is not valid).
+bool summarize_pod(SolveCache::Impl& cache, const cluster::Cluster& cluster, cluster::PodIndex idx,
+                   bool ignore_preferences, bool tolerate_pns, PodsSummary& out)
 {
-  const auto& spec = m_cluster.pod(idx).pod.spec;
-  CAPSIM_CHECK(spec != nullptr, "solve: pod " + m_cluster.pod(idx).pod.name + " has no spec");
-  const auto& data = m_cache.spec_data(spec, m_input.options.ignore_preferences, m_tolerate_pns);
+  const auto& spec = cluster.pod(idx).pod.spec;
+  CAPSIM_CHECK(spec != nullptr, "solve: pod " + cluster.pod(idx).pod.name + " has no spec");
+  const auto& data = cache.spec_data(spec, ignore_preferences, tolerate_pns);
   if (!data.validation_error.empty()) {
-    return false; // not scheduled (prepare_pods)
+    return false;
   }
-  const auto r = pod_requests(m_cluster.pod(idx).pod);
+  const auto r = pod_requests(cluster.pod(idx).pod);
   out.requests += r;
   for (std::size_t d = 0; d < model::k_max_resources; ++d) {
     if (r.v[d] != 0) {
@@ -2069,6 +2408,11 @@ bool Scheduler::summarize(cluster::PodIndex idx, PodsSummary& out)
   out.topology = out.topology || has_pod_topology(*spec);
   out.host_ports = out.host_ports || !spec->host_ports.empty();
   return true;
+}
+
+bool Scheduler::summarize(cluster::PodIndex idx, PodsSummary& out)
+{
+  return summarize_pod(m_cache, m_cluster, idx, m_input.options.ignore_preferences, m_tolerate_pns, out);
 }
 
 // Remembered stops (SolveCache::Impl::Veto). A single candidate's solve that stopped on one of its
@@ -2182,10 +2526,12 @@ void Scheduler::remember_no_room(const QueuedPod& p)
   }
   v->kind = SolveCache::Impl::Veto::Kind::no_room;
   v->templates = m_cache.templates.generation;
-  v->keeps_spot_for = {};
+  model::Resources all;
   for (const auto& q : m_pods) {
-    v->keeps_spot_for += q.requests;
+    all += q.requests;
   }
+  v->keeps_spot_for = spot_room_bound(all); // prepare_spot_room's
+
   v->keeps_spot_dims = 0;
   for (const auto d : m_dims) {
     v->keeps_spot_dims |= std::uint32_t{1} << d;
@@ -2253,7 +2599,6 @@ bool Scheduler::written_for(cluster::PodIndex pod, const ExistingNode& e)
 
 std::optional<cluster::PodIndex> Scheduler::witness_fitting_nowhere(const SolveCache::Impl::Veto& v, std::size_t own)
 {
-  const auto& index = m_cache.existing.index;
   const auto node = m_input.excluded_nodes.front();
   const auto& remembered = m_scratch.remembered;
   std::uint64_t tried = 0;
@@ -2263,7 +2608,8 @@ std::optional<cluster::PodIndex> Scheduler::witness_fitting_nowhere(const SolveC
       continue;
     }
     tried |= std::uint64_t{1} << s;
-    if (index.first_fit_except(v.shapes[s], v.moving_view, own) != FreeCapacityIndex::k_end) {
+    if (first_ready_fit(m_cache.existing, FreeCapacityIndex::dims(v.shapes[s]), v.moving_view, own)
+        != FreeCapacityIndex::k_end) {
       continue;
     }
     const bool unchanged = m_cluster.node(node).pods_revision == v.pods_revision;
@@ -2458,7 +2804,7 @@ bool Scheduler::veto_still_holds()
     return false;
   }
   if (v.moving_view && snap.index.quiet_now() != m_input.options.now) {
-    snap.index.set_quiet_now(snap.nodes, m_input.options.now);
+    snap.index.set_quiet_now(m_input.options.now);
   }
   const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
                                    std::pair<cluster::NodeIndex, std::uint32_t>{node, 0});
@@ -2467,7 +2813,8 @@ bool Scheduler::veto_still_holds()
   const bool replay = not_ready && !v.prefix.empty();
   std::size_t fit = FreeCapacityIndex::k_end;
   if (pod_there && !replay) {
-    fit = snap.index.first_fit_except(v.requests, v.moving_view, own);
+    fit = not_ready ? snap.index.first_fit_except(v.requests, v.moving_view, own)
+                    : first_ready_fit(snap, FreeCapacityIndex::dims(v.requests), v.moving_view, own);
   }
   // not_ready: the first node the index offers the pod takes it as written, and is not Ready
   // (unchanged since, by its stamp and the NodePools' generation, it still does; else the
@@ -2605,11 +2952,13 @@ bool Scheduler::veto_still_holds()
     }
     prepare_spot_room(all.requests);
     const bool keeps = every_claim_keeps_spot();
-    m_dims.clear(); // prepare_pods fills it when the full solve follows
+    // (m_dims is cleared below: prepare_pods fills it when the full solve follows)
     if (!keeps) {
+      m_dims.clear();
       return false;
     }
-    v.keeps_spot_for = all.requests;
+    v.keeps_spot_for = spot_room_bound(all.requests);
+    m_dims.clear();
     v.keeps_spot_dims = used;
     m_veto_changed = true;
   }
@@ -4046,26 +4395,70 @@ void Scheduler::replay_others(SolveCache::Impl::QuickPass& pass)
 }
 
 // veto_still_holds' no_room answer for a record whose stop pod still fits nowhere.
+// `joined`: the pods that joined the candidate since (nullptr: none).
 bool no_room_holds(const SolveCache::Impl& c, const SolveInput& input, const SolveCache::Impl::QuickStop& q,
-                   const SolveCache::Impl::QuickStopRest& r, const SolveCache::Impl::QuickPass& pass)
+                   const SolveCache::Impl::QuickStopRest& r, const SolveCache::Impl::QuickPass& pass,
+                   const PodsSummary* joined)
 {
-  if (!q.zone_only || !pass.others.zone_only
+  if (!q.zone_only || !pass.others.zone_only || (joined != nullptr && !joined->zone_only)
       || !c.templates_current(input.options.min_values_best_effort, input.daemon_sets, pass.pool_types)
       || r.templates != c.templates.generation
       || std::any_of(c.templates.list.begin(), c.templates.list.end(), [&](const Template& t) { return limited(input, t); })) {
     return false;
   }
   // every_claim_keeps_spot held for this much in these resources.
-  const std::uint32_t used = pass.dims | r.summary_dims;
+  const std::uint32_t used = pass.dims | r.summary_dims | (joined != nullptr ? joined->dims : 0U);
   if (used != r.keeps_spot_dims) {
     return false;
   }
   for (std::size_t d = 0; d < model::k_max_resources; ++d) {
-    if (((used >> d) & 1U) != 0 && pass.others.requests.v[d] > r.slack.v[d]) {
+    const std::int64_t more = joined != nullptr ? joined->requests.v[d] : 0;
+    if (((used >> d) & 1U) != 0 && pass.others.requests.v[d] + more > r.slack.v[d]) {
       return false;
     }
   }
   return true;
+}
+
+// A no_room stop that held on a changed pod list of its candidate (`pods`, all bound there, the
+// stop pod among them; `joined` summarises those not remembered): its pods become these, as
+// Scheduler::rebase_veto makes them, without summarising the staying ones again. The summary keeps
+// counting the pods that left (of any subset, at most this); their shapes stay unused.
+void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluster::NodeIndex node,
+                    std::span<const cluster::PodIndex> pods, const PodsSummary& joined, bool ignore_preferences,
+                    bool tolerate_pns)
+{
+  using Veto = SolveCache::Impl::Veto;
+  auto& v = c.vetoes[node];
+  std::vector<cluster::PodIndex> sorted(pods.begin(), pods.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::uint8_t> shape_of;
+  shape_of.reserve(sorted.size());
+  for (const auto i : sorted) {
+    const auto it = std::lower_bound(v.pods.begin(), v.pods.end(), i);
+    if (it != v.pods.end() && *it == i) {
+      shape_of.push_back(v.shape_of[static_cast<std::size_t>(it - v.pods.begin())]);
+      continue;
+    }
+    auto shape = Veto::k_no_shape;
+    PodsSummary one;
+    if (summarize_pod(c, cluster, i, ignore_preferences, tolerate_pns, one)) {
+      const auto r = pod_requests(cluster.pod(i).pod);
+      const auto at = std::find(v.shapes.begin(), v.shapes.end(), r);
+      if (at != v.shapes.end()) {
+        shape = static_cast<std::uint8_t>(at - v.shapes.begin());
+      } else if (v.shapes.size() < Veto::k_max_shapes) {
+        shape = static_cast<std::uint8_t>(v.shapes.size());
+        v.shapes.push_back(r);
+      }
+    }
+    shape_of.push_back(shape);
+  }
+  v.pods = std::move(sorted);
+  v.shape_of = std::move(shape_of);
+  v.summary.add(joined);
+  v.pods_revision = cluster.node(node).pods_revision;
+  c.sync_quick_stop(cluster, node);
 }
 
 // witness_fitting_nowhere for a candidate whose pod list is the remembered one (all of it in the
@@ -4080,10 +4473,8 @@ std::optional<cluster::PodIndex> quick_witness(const SolveCache::Impl::Veto& v, 
       continue;
     }
     tried |= std::uint64_t{1} << s;
-    std::size_t fit = snap.index.first_fit_except(v.shapes[s], v.moving_view, FreeCapacityIndex::k_end);
-    if (fit != FreeCapacityIndex::k_end && snap.nodes[fit].index == node) {
-      fit = snap.index.first_fit_except(v.shapes[s], v.moving_view, fit);
-    }
+    const std::size_t fit =
+        first_ready_fit(snap, FreeCapacityIndex::dims(v.shapes[s]), v.moving_view, FreeCapacityIndex::k_end, node);
     if (fit == FreeCapacityIndex::k_end) {
       return v.pods[k];
     }
@@ -4207,8 +4598,8 @@ std::size_t not_ready_holds(const cluster::Cluster& cluster, const SolveCache::I
 
 } // namespace
 
-bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision, std::size_t pod_count,
-                           std::span<const cluster::PodIndex> after)
+bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
+                           std::span<const cluster::PodIndex> candidate_pods, std::span<const cluster::PodIndex> after)
 {
   if (input.cache == nullptr || input.cluster == nullptr || input.excluded_nodes.size() != 1
       || !input.options.stop_on_delete_veto) {
@@ -4230,7 +4621,11 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
 #endif
   const auto& r = c.quick_stops[node];
-  if (r.kind == SolveCache::Impl::QuickStop::Kind::none || r.pods_revision != pods_revision || r.pod_count != pod_count
+  // A no_room stop holds on a changed pod list as long as its pod stays: the pods that joined are
+  // summarised now.
+  const bool changed = r.pods_revision != pods_revision;
+  if (r.kind == SolveCache::Impl::QuickStop::Kind::none
+      || (changed ? r.kind != SolveCache::Impl::QuickStop::Kind::no_room : r.pod_count != candidate_pods.size())
       || r.ignore_preferences != input.options.ignore_preferences
       || r.moving_view != input.options.consolidation_simulation || !r.summary_plain
       || cluster.bound_with_anti_affinity() != 0) {
@@ -4259,6 +4654,22 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (pass.others.topology || pass.others.host_ports || !c.snapshot_current(cluster, input.daemon_sets, false)) {
     return false;
   }
+  std::optional<PodsSummary> joined;
+  if (changed) {
+    joined.emplace();
+    const auto& v = c.vetoes[node];
+    if (std::find(candidate_pods.begin(), candidate_pods.end(), v.pod) == candidate_pods.end()) {
+      return false;
+    }
+    for (const auto p : candidate_pods) {
+      if (!std::binary_search(v.pods.begin(), v.pods.end(), p)) {
+        (void)summarize_pod(c, cluster, p, input.options.ignore_preferences, tolerate_pns, *joined);
+      }
+    }
+    if (joined->topology || joined->host_ports) {
+      return false;
+    }
+  }
   auto& snap = c.existing;
   if (pass.snapshot != c.snapshot_builds) { // positions and room as the snapshot has them
     pass.snapshot = c.snapshot_builds;
@@ -4266,7 +4677,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     pass.written.clear();
   }
   if (r.moving_view && snap.index.quiet_now() != input.options.now) {
-    snap.index.set_quiet_now(snap.nodes, input.options.now);
+    snap.index.set_quiet_now(input.options.now);
   }
   // The first fit other than the candidate (its position is looked up only when that is it).
   std::size_t fit = snap.index.first_fit_except(r.want(), r.moving_view, FreeCapacityIndex::k_end);
@@ -4282,11 +4693,21 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (r.kind == SolveCache::Impl::QuickStop::Kind::no_room) {
     // The stop pod has room somewhere now: another of the candidate's pods may fit nowhere
     // (veto_still_holds takes such a witness too).
+    // (Nodes that are not Ready do not count: the stop pod would go to one of them.)
+    std::size_t ready_fit = fit;
+    if (fit != FreeCapacityIndex::k_end && snap.nodes[fit].node->lifecycle != cluster::NodeLifecycle::ready) {
+      ready_fit = first_ready_fit(snap, r.want(), r.moving_view, FreeCapacityIndex::k_end, node);
+    }
+    // (Not on a changed pod list: the remembered pods may have left.)
     std::optional<cluster::PodIndex> witness;
-    if (fit != FreeCapacityIndex::k_end) {
+    if (ready_fit != FreeCapacityIndex::k_end && !changed) {
       witness = quick_witness(c.vetoes[node], snap, node);
     }
-    holds = (fit == FreeCapacityIndex::k_end || witness) && no_room_holds(c, input, r, rest, pass);
+    holds = (ready_fit == FreeCapacityIndex::k_end || witness)
+            && no_room_holds(c, input, r, rest, pass, joined ? &*joined : nullptr);
+    if (holds && changed) {
+      rebase_no_room(c, cluster, node, candidate_pods, *joined, input.options.ignore_preferences, tolerate_pns);
+    }
     if (holds && witness) {
       auto& v = c.vetoes[node];
       v.pod = *witness;
@@ -4320,8 +4741,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (holds) {
     // The solve agrees (and its memo hit is not counted twice).
     SolveInput full = input;
-    const auto& pods = c.vetoes[node].pods;
-    full.pods.insert(full.pods.end(), pods.begin(), pods.end());
+    full.pods.insert(full.pods.end(), candidate_pods.begin(), candidate_pods.end());
     full.pods.insert(full.pods.end(), after.begin(), after.end());
     const auto hits = c.veto_hits;
     Scheduler s(full, c);

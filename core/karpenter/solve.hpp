@@ -187,9 +187,10 @@ struct SolveResult
 // solve would return SolveResult::stopped (counted as a memo hit); false when that takes the
 // solve. `input`: the solve's input with its cache, excluded_nodes {candidate} and, as pods, the
 // cluster's pending pods only; the solve would list after them all of the candidate's
-// reschedulable pods (`pod_count` of them, its pod list at `pods_revision`), then `after`. The
-// candidate is Ready and not marked for deletion.
-[[nodiscard]] bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision, std::size_t pod_count,
+// reschedulable pods (`candidate_pods`, its pod list at `pods_revision`, every one bound there),
+// then `after`. The candidate is Ready and not marked for deletion.
+[[nodiscard]] bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
+                                         std::span<const cluster::PodIndex> candidate_pods,
                                          std::span<const cluster::PodIndex> after);
 
 // Requests Karpenter's scheduler uses for a pod: the pod's requests with pods = 1.

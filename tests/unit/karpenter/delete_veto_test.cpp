@@ -157,7 +157,7 @@ bool quick_stop(Env& env, cluster::NodeIndex candidate)
   in.options.now = env.now;
   in.options.stop_on_delete_veto = true;
   const auto& node = env.cluster.node(candidate);
-  return remembered_stop_holds(in, node.pods_revision, node.pods.size(), {});
+  return remembered_stop_holds(in, node.pods_revision, node.pods, {});
 }
 
 // The early solve of deleting `candidate` over env's cache (which remembers stops), checked
@@ -535,6 +535,54 @@ TEST_CASE("stop_on_delete_veto: a remembered stop answers the same solve while i
   // is not forgotten.
   CHECK_FALSE(early_checked(env, candidate).stopped);
   CHECK(env.cache.veto_memo_hits() == hits + 4);
+}
+
+TEST_CASE("stop_on_delete_veto: a moved pod with room on nodes that are not Ready only stops the solve before placing",
+          "[karpenter][solve][consolidation]")
+{
+  // The pod goes to the launching node (a veto) or, were that full, to a NodeClaim that may launch
+  // spot: rejected either way, so the solve stops on it before anything is placed and remembers
+  // it as a stop on no room, which holds while no Ready node has room, whichever nodes that are
+  // not Ready come and go.
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(4000));
+  const auto ready = env.node("ready", {}, allocatable(1000));
+  const auto launching = env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::registered);
+  const auto small = env.pod(cpu(300));
+  env.bind(small, candidate); // queued after the big one: nothing is placed before it
+  env.bind(env.pod(cpu(2000)), candidate);
+  const auto runs = simulate_delete(env, candidate);
+  CHECK(runs.early.stopped);
+  REQUIRE(runs.full.existing.size() == 2);
+  CHECK(runs.full.existing.front().node == launching);
+  check_consistent(env, runs);
+  CHECK(env.cache.veto_memo_hits() == 0); // solved in full, remembered
+
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 1);
+  CHECK(quick_stop(env, candidate));
+  CHECK(env.cache.veto_memo_hits() == 2);
+  // Another launching node with room, and the first filled: the answer stands.
+  env.node("launching-2", {}, allocatable(8000), cluster::NodeLifecycle::launching);
+  env.bind(env.pod(cpu(3500)), launching);
+  (void)solve(env.input()); // brings the cache's snapshot up to date, as another candidate's solve would
+  CHECK(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(env.cache.veto_memo_hits() == 4);
+  // The first launching node becomes Ready, still full: the answer stands.
+  env.cluster.node_mut(launching).lifecycle = cluster::NodeLifecycle::ready;
+  (void)solve(env.input());
+  CHECK(quick_stop(env, candidate));
+  CHECK(env.cache.veto_memo_hits() == 5);
+  // The Ready node gets room for the big pod: the solve runs in full.
+  env.cluster.node_mut(ready).allocatable = allocatable(3000);
+  CHECK_FALSE(quick_stop(env, candidate));
+  const auto moved = early_checked(env, candidate);
+  CHECK(env.cache.veto_memo_hits() == 5);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 2);
+  CHECK(moved.existing.front().node == ready);
 }
 
 TEST_CASE("stop_on_delete_veto: a remembered stop ends with a pending pod that leaves spot options no room",
@@ -1273,6 +1321,88 @@ TEST_CASE("remembered_stop_holds: a stop on no room takes another of the candida
   CHECK_FALSE(moved.stopped);
   REQUIRE(moved.existing.size() == 2);
   CHECK(std::any_of(moved.existing.begin(), moved.existing.end(), [&](const Placement& p) { return p.node == roomy; }));
+}
+
+TEST_CASE("remembered_stop_holds: a stop on no room holds on a changed pod list while its pod stays",
+          "[karpenter][solve][consolidation]")
+{
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  const auto other = env.node("other", {}, allocatable(2000));
+  env.bind(env.pod(cpu(1000)), other);
+  const auto stop = env.pod(cpu(2500)); // fits nowhere else
+  env.bind(stop, candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+  const auto hits = env.cache.veto_memo_hits();
+
+  // Pods join and leave: answered before the solve, each time taking the new list.
+  const auto joined = env.pod(cpu(200));
+  env.bind(joined, candidate);
+  refresh();
+  CHECK(quick_stop(env, candidate));
+  CHECK(quick_stop(env, candidate));
+  CHECK(env.cache.veto_memo_hits() == hits + 2);
+  CHECK(early_checked(env, candidate).stopped);
+  env.remove(joined);
+  refresh();
+  CHECK(quick_stop(env, candidate));
+  CHECK(env.cache.veto_memo_hits() == hits + 4);
+
+  // A joining pod with topology is left to the solve (which stops: the pod still fits nowhere).
+  PodOptions spread_pod = cpu(200);
+  spread_pod.labels = {{"app", "s"}};
+  spread_pod.spread = {spread(k_zone, {{"app", "s"}})};
+  const auto spreading = env.pod(spread_pod);
+  env.bind(spreading, candidate);
+  refresh();
+  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  env.remove(spreading);
+  refresh();
+  (void)early_checked(env, candidate);
+
+  // The stop pod leaves (another one stays): left to the solve, which moves the rest.
+  const auto stays = env.pod(cpu(300));
+  env.bind(stays, candidate);
+  env.remove(stop);
+  refresh();
+  CHECK_FALSE(quick_stop(env, candidate));
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 1);
+  CHECK(moved.existing.front().node == other);
+}
+
+TEST_CASE("remembered_stop_holds: a stop on no room holds while the pods fit the spot options it found",
+          "[karpenter][solve][consolidation]")
+{
+  // Spot in every zone on fake-it-0..7 (1-8 CPUs), on the two largest in zones 1 and 2 only; the
+  // pool may use zones 1 and 2: NodeClaims keep spot while some type with spot has room for every
+  // pod of the solve, up to 10 CPUs.
+  Env env(catalog_with_spot(10, [](int i) { return i < 8 ? 7U : 3U; }));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  env.node("other", {}, allocatable(1000));
+  env.bind(env.pod(cpu(2000)), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+  // Pending pods that ask for more than the stop remembered, less than the largest spot option's
+  // room: still answered before the solve.
+  const auto p1 = env.pod(cpu(3000));
+  const auto p2 = env.pod(cpu(3000));
+  CHECK(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  // Beyond every spot option: the check does not answer.
+  const auto p3 = env.pod(cpu(3500));
+  CHECK_FALSE(quick_stop(env, candidate));
+  (void)early_checked(env, candidate);
+  env.remove(p1);
+  env.remove(p2);
+  env.remove(p3);
+  CHECK(early_checked(env, candidate).stopped);
 }
 
 TEST_CASE("remembered_stop_holds: every answer is the solve's over changing clusters", "[karpenter][solve][consolidation]")

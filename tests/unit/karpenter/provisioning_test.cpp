@@ -1132,6 +1132,44 @@ TEST_CASE("solve is deterministic and identical with or without a cache", "[karp
   CHECK(a.claims.size() >= 7);
 }
 
+TEST_CASE("a cached solve follows nodes that change where they stand in the node order", "[karpenter][solve]")
+{
+  // A node that is not Ready gains a taint, a Ready one loses room, a deleting one goes: none
+  // joins, leaves or moves in the existing-node order, so the cache redoes their entries in place.
+  Env env(testing::fake_instance_types(20));
+  env.node_pool();
+  model::Resources alloc = env.types[3].allocatable();
+  const auto registered = env.node("a-registered", {}, alloc, cluster::NodeLifecycle::registered);
+  const auto ready = env.node("b-ready", {}, alloc);
+  const auto deleting = env.node("c-deleting", {}, alloc, cluster::NodeLifecycle::deleting);
+  const auto pod = env.pod(cpu_mem(500, 0));
+  const auto placed = [&env, pod](cluster::NodeIndex expected) {
+    SolveInput in = env.input();
+    const auto cached = solve(in);
+    in.cache = nullptr;
+    const auto fresh = solve(in);
+    REQUIRE(cached.existing.size() == fresh.existing.size());
+    REQUIRE(cached.claims.size() == fresh.claims.size());
+    if (expected == cluster::k_none) {
+      CHECK(cached.existing.empty());
+      CHECK(cached.claims.size() == 1);
+      return;
+    }
+    REQUIRE(cached.existing.size() == 1);
+    CHECK(cached.existing.front().pod == pod);
+    CHECK(cached.existing.front().node == expected);
+    CHECK(fresh.existing.front().node == expected);
+  };
+  placed(ready); // initialized nodes first
+  env.cluster.node_mut(ready).allocatable = model::Resources{};
+  placed(registered);
+  env.cluster.node_mut(registered).taints.push_back({"dedicated", "x", model::TaintEffect::no_schedule});
+  placed(cluster::k_none);
+  env.cluster.node_mut(deleting).lifecycle = cluster::NodeLifecycle::terminated;
+  env.cluster.node_mut(ready).allocatable = alloc;
+  placed(ready);
+}
+
 TEST_CASE("sketched NodeClaims carry the full claims' options, pods and capacity-type requirement only",
           "[karpenter][solve]")
 {
