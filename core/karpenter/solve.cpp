@@ -1904,6 +1904,16 @@ ExistingNode Scheduler::make_existing(cluster::NodeIndex i) const
   return e;
 }
 
+// sortExistingNodes: initialized first, then by name (ties: node index, the build order).
+bool sorted_before(const ExistingNode& x, const ExistingNode& y)
+{
+  if (x.initialized != y.initialized) {
+    return x.initialized;
+  }
+  const int c = x.node->name.compare(y.node->name);
+  return c != 0 ? c < 0 : x.index < y.index;
+}
+
 void Scheduler::add_pool_share(const ExistingNode& e, std::int64_t sign)
 {
   // The entry's part of ExistingSnapshot::pool_capacity and pool_nodes (sign: +1 joins, -1 leaves).
@@ -1978,14 +1988,7 @@ bool Scheduler::update_snapshot_incrementally()
     snap.index.update(pos, snap.nodes[pos]);
   }
   if (!gone.empty() || !fresh.empty()) {
-    // sortExistingNodes' order, as build_snapshot merges.
-    const auto before = [](const ExistingNode& x, const ExistingNode& y) {
-      if (x.initialized != y.initialized) {
-        return x.initialized;
-      }
-      const int c = x.node->name.compare(y.node->name);
-      return c != 0 ? c < 0 : x.index < y.index;
-    };
+    const auto before = sorted_before;
     std::sort(gone.begin(), gone.end());
     std::sort(fresh.begin(), fresh.end(), before);
     auto& list = snap.nodes;
@@ -2120,15 +2123,9 @@ void Scheduler::build_snapshot(bool reuse)
       fresh.push_back(make_existing(i));
     }
   }
-  // sortExistingNodes: initialized first, then by name (ties: node index, the build order).
-  // The kept entries are in that order already; the fresh ones are sorted and merged in.
-  const auto before = [](const ExistingNode& x, const ExistingNode& y) {
-    if (x.initialized != y.initialized) {
-      return x.initialized;
-    }
-    const int c = x.node->name.compare(y.node->name);
-    return c != 0 ? c < 0 : x.index < y.index;
-  };
+  // sortExistingNodes (sorted_before): the kept entries are in that order already; the fresh ones
+  // are sorted and merged in.
+  const auto before = sorted_before;
   std::sort(fresh.begin(), fresh.end(), before);
   // In place over the old list (or the empty buffer when nothing is kept): the entries no longer
   // kept are dropped, then the fresh ones merged in from the back, so only the entries after the
