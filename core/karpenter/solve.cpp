@@ -1969,6 +1969,9 @@ bool Scheduler::update_snapshot_incrementally()
       }
       continue;
     }
+    if (snap.nodes[it->second].pool_owned && snap.nodes[it->second].instance_type == nullptr) {
+      return false; // its share of the pool sums is its node's allocatable, which may have changed
+    }
     if (!schedulable) {
       gone.push_back(it->second);
       continue;
@@ -2528,7 +2531,6 @@ void Scheduler::remember_no_room(const QueuedPod& p)
     all += q.requests;
   }
   v->keeps_spot_for = spot_room_bound(all); // prepare_spot_room's
-
   v->keeps_spot_dims = 0;
   for (const auto d : m_dims) {
     v->keeps_spot_dims |= std::uint32_t{1} << d;

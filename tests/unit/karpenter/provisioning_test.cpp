@@ -1170,6 +1170,40 @@ TEST_CASE("a cached solve follows nodes that change where they stand in the node
   placed(ready);
 }
 
+TEST_CASE("a cached solve counts a NodePool's node without an instance type at its allocatable now",
+          "[karpenter][solve]")
+{
+  // Such a node counts against its pool's limits at its allocatable; a change to it in place
+  // (the node keeps its place in the order) shows in the next solve over the cached snapshot.
+  Env env(testing::fake_instance_types(20));
+  auto& pool = env.node_pool();
+  (*pool.limits)[model::k_cpu] = 12000;
+  model::Resources alloc;
+  alloc[model::k_cpu] = 4000;
+  alloc[model::k_memory] = 16LL * 1024 * 1024 * 1024;
+  alloc[model::k_pods] = 110;
+  const auto owned = env.node("owned", {}, alloc, cluster::NodeLifecycle::registered, 0);
+  env.cluster.node_mut(owned).taints.push_back({"dedicated", "x", model::TaintEffect::no_schedule});
+  env.pods(cpu_mem(1000, 0), 6);
+  const auto solved = [&env] {
+    SolveInput in = env.input();
+    const auto cached = solve(in);
+    in.cache = nullptr;
+    const auto fresh = solve(in);
+    REQUIRE(cached.claims.size() == fresh.claims.size());
+    for (std::size_t i = 0; i < cached.claims.size(); ++i) {
+      CHECK(cached.claims[i].pods == fresh.claims[i].pods);
+      CHECK(cached.claims[i].instance_types == fresh.claims[i].instance_types);
+    }
+    CHECK(cached.errors.size() == fresh.errors.size());
+    return cached;
+  };
+  CHECK(solved().errors.empty());
+  env.cluster.node_mut(owned).allocatable[model::k_cpu] = 11500; // half a CPU of the limit left
+  const auto limited = solved();
+  CHECK_FALSE(limited.errors.empty());
+}
+
 TEST_CASE("sketched NodeClaims carry the full claims' options, pods and capacity-type requirement only",
           "[karpenter][solve]")
 {
