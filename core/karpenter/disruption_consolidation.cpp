@@ -174,7 +174,7 @@ double estimated_savings(const Command& cmd, const OfferingAvailable& available)
 // that may launch spot). `in` lists every pod of the simulation.
 void check_stop_rejected(SolveInput in, std::span<const PodIndex> from_deleting)
 {
-  static std::uint64_t stops = 0;
+  thread_local std::uint64_t stops = 0; // (sweeps run simulations on several threads)
   if (++stops % 64 != 0) {
     return;
   }
