@@ -1,5 +1,6 @@
 #include "tests/unit/karpenter/harness.hpp"
 
+#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -283,6 +284,27 @@ std::vector<int> Env::skew(const std::string& key, const model::LabelSelector& s
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+void check_same(const SolveResult& a, const SolveResult& b)
+{
+  CHECK(a.stopped == b.stopped);
+  REQUIRE(a.errors.size() == b.errors.size());
+  for (std::size_t i = 0; i < a.errors.size(); ++i) {
+    CHECK(a.errors[i].pod == b.errors[i].pod);
+    CHECK(a.errors[i].reason == b.errors[i].reason);
+  }
+  REQUIRE(a.existing.size() == b.existing.size());
+  for (std::size_t i = 0; i < a.existing.size(); ++i) {
+    CHECK(a.existing[i].pod == b.existing[i].pod);
+    CHECK(a.existing[i].node == b.existing[i].node);
+  }
+  REQUIRE(a.claims.size() == b.claims.size());
+  for (std::size_t i = 0; i < a.claims.size(); ++i) {
+    CHECK(a.claims[i].pods == b.claims[i].pods);
+    CHECK(a.claims[i].instance_types == b.claims[i].instance_types);
+    CHECK(a.claims[i].requirements == b.claims[i].requirements);
+  }
 }
 
 } // namespace capsim::karpenter::test

@@ -114,4 +114,8 @@ private:
   int m_node_seq = 0;
 };
 
+// Catch checks that two solves agree: stopped, every error, placement and NodeClaim (pods,
+// options, requirements).
+void check_same(const SolveResult& a, const SolveResult& b);
+
 } // namespace capsim::karpenter::test

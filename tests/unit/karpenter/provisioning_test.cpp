@@ -52,30 +52,14 @@ void set_limits(model::NodePool& np, std::initializer_list<std::pair<model::Reso
 }
 
 // instance_selection_test.go's NodePool and the cheapest price of the assorted catalog.
-// Solves env's pending pods over env's cache and again without one: the two must agree in every
-// placement, error and NodeClaim. Returns the cached solve's result.
+// Solves env's pending pods over env's cache and again without one: the two must agree
+// (check_same). Returns the cached solve's result.
 SolveResult solve_cached_and_fresh(const Env& env)
 {
   SolveInput in = env.input();
   auto cached = solve(in);
   in.cache = nullptr;
-  const auto fresh = solve(in);
-  REQUIRE(cached.existing.size() == fresh.existing.size());
-  for (std::size_t i = 0; i < cached.existing.size(); ++i) {
-    CHECK(cached.existing[i].pod == fresh.existing[i].pod);
-    CHECK(cached.existing[i].node == fresh.existing[i].node);
-  }
-  REQUIRE(cached.errors.size() == fresh.errors.size());
-  for (std::size_t i = 0; i < cached.errors.size(); ++i) {
-    CHECK(cached.errors[i].pod == fresh.errors[i].pod);
-    CHECK(cached.errors[i].reason == fresh.errors[i].reason);
-  }
-  REQUIRE(cached.claims.size() == fresh.claims.size());
-  for (std::size_t i = 0; i < cached.claims.size(); ++i) {
-    CHECK(cached.claims[i].pods == fresh.claims[i].pods);
-    CHECK(cached.claims[i].requirements == fresh.claims[i].requirements);
-    CHECK(cached.claims[i].instance_types == fresh.claims[i].instance_types);
-  }
+  check_same(cached, solve(in));
   return cached;
 }
 
