@@ -16,6 +16,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace capsim::scheduling {
 
 namespace {
@@ -179,13 +183,11 @@ struct alignas(32) QuickView
   bool ready = false;
 };
 
-// What the scan reads of each node that has room, four bytes by position.
+// What the scan reads of each node that has room, two bytes by position.
 struct ScanTraits
 {
   bool plain = false; // Ready, no NoSchedule/NoExecute taint, not disrupted: only resources can fail
   bool soft_taints = false; // a PreferNoSchedule taint (the scan's scoring then leaves it to score())
-  // NodeResourcesFit's LeastAllocated score of the node as it is: no pod scores more on it.
-  std::uint8_t fit_now = 0;
 
   bool operator==(const ScanTraits&) const = default;
 };
@@ -201,17 +203,16 @@ struct alignas(64) ScoreView
   bool soft_taints = false;
 };
 
-// The resource scores of a node for the last few request shapes, by position in the snapshot
-// node list (cleared whenever the node changes): a node keeps its room for many scheduling
-// cycles, and the pods of a workload ask the same, so most scores are found here instead of
-// divided out again.
+// The resource scores of a node for request shapes seen, by position in the snapshot node list
+// (cleared whenever the node changes): a node keeps its room for many scheduling cycles, and the
+// pods of a workload ask the same, so most scores are found here instead of divided out again.
+// Direct-mapped by shape id (one compare per lookup): a trace with up to 16 shapes never evicts.
 struct alignas(64) ScoreMemo
 {
-  static constexpr std::size_t k_slots = 8;
-  std::array<std::uint32_t, k_slots> shape{}; // ScoreShape id + 1; 0 = empty
+  static constexpr std::size_t k_slots = 16;
+  std::array<std::uint16_t, k_slots> shape{}; // ScoreShape id + 1 at slot (id + 1) % k_slots; 0 = empty
   std::array<std::uint8_t, k_slots> fit{};      // scores are 0..100
   std::array<std::uint8_t, k_slots> balanced{};
-  std::uint8_t next = 0;
 };
 static_assert(sizeof(ScoreMemo) == 64, "one cache line per node: the scan reads it for every feasible node");
 
@@ -468,24 +469,6 @@ std::int32_t coarse_memory(std::int64_t bytes)
   return static_cast<std::int32_t>(std::clamp(bytes >> 20, k_coarse_lo, k_coarse_hi)); // floor, also below 0
 }
 
-// Eight 0/1 bytes at a time to eight bits: bit j is flag j.
-std::uint64_t pack_flags(const std::array<std::uint8_t, 64>& flags, std::size_t n)
-{
-  std::uint64_t mask = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    for (std::size_t k = 0; k < 8; ++k) {
-      std::uint64_t bytes = 0;
-      std::memcpy(&bytes, flags.data() + 8 * k, 8);
-      mask |= ((bytes * 0x0102040810204080ULL) >> 56) << (8 * k);
-    }
-  } else {
-    for (std::size_t j = 0; j < n; ++j) {
-      mask |= static_cast<std::uint64_t>(flags[j]) << j;
-    }
-  }
-  return mask;
-}
-
 struct RoomMask
 {
   std::uint64_t maybe = 0; // may have room: the quick view decides
@@ -498,19 +481,48 @@ struct RoomMask
 RoomMask room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t n, std::int32_t lo_cpu,
                    std::int32_t lo_mem, std::array<std::int32_t, 2>& most)
 {
-  std::array<std::uint8_t, 64> maybe{};
-  std::array<std::uint8_t, 64> sure{};
+  RoomMask out;
   std::int32_t most_cpu = most[0];
   std::int32_t most_mem = most[1];
-  for (std::size_t j = 0; j < n; ++j) {
+  std::size_t j = 0;
+#if defined(__SSE2__)
+  // Four positions to an instruction; each comparison's sign bits are the mask bits. The lower
+  // bounds are above k_closed, so "at least lo" is "more than lo - 1".
+  const __m128i cpu_above = _mm_set1_epi32(lo_cpu - 1);
+  const __m128i mem_above = _mm_set1_epi32(lo_mem - 1);
+  const __m128i mem_more = _mm_set1_epi32(lo_mem);
+  __m128i max_cpu = _mm_set1_epi32(most_cpu);
+  __m128i max_mem = _mm_set1_epi32(most_mem);
+  const auto bits = [](__m128i m) {
+    return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(m))));
+  };
+  const auto max = [](__m128i a, __m128i b) { // SSE2 has no pmaxsd
+    const __m128i gt = _mm_cmpgt_epi32(a, b);
+    return _mm_or_si128(_mm_and_si128(gt, a), _mm_andnot_si128(gt, b));
+  };
+  for (; j + 4 <= n; j += 4) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cpu + j));
+    const __m128i m = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mem + j));
+    const __m128i cpu_fits = _mm_cmpgt_epi32(c, cpu_above);
+    out.maybe |= bits(_mm_and_si128(cpu_fits, _mm_cmpgt_epi32(m, mem_above))) << j;
+    out.sure |= bits(_mm_and_si128(cpu_fits, _mm_cmpgt_epi32(m, mem_more))) << j;
+    max_cpu = max(max_cpu, c);
+    max_mem = max(max_mem, m);
+  }
+  std::array<std::int32_t, 4> lanes{};
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes.data()), max_cpu);
+  most_cpu = *std::max_element(lanes.begin(), lanes.end());
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes.data()), max_mem);
+  most_mem = *std::max_element(lanes.begin(), lanes.end());
+#endif
+  for (; j < n; ++j) {
     const bool cpu_fits = cpu[j] >= lo_cpu;
-    maybe[j] = static_cast<std::uint8_t>(cpu_fits & (mem[j] >= lo_mem));
-    sure[j] = static_cast<std::uint8_t>(cpu_fits & (mem[j] > lo_mem));
+    out.maybe |= static_cast<std::uint64_t>(cpu_fits && mem[j] >= lo_mem) << j;
+    out.sure |= static_cast<std::uint64_t>(cpu_fits && mem[j] > lo_mem) << j;
     most_cpu = std::max(most_cpu, cpu[j]);
     most_mem = std::max(most_mem, mem[j]);
   }
   most = {most_cpu, most_mem};
-  RoomMask out{pack_flags(maybe, n), pack_flags(sure, n)};
   if (lo_cpu == k_coarse_hi) {
     out.sure = 0; // asks as much as the clamp or more
   }
@@ -619,6 +631,7 @@ struct KubeScheduler::State
   std::vector<std::uint32_t> kept;
   std::unordered_map<ScoreShape, std::uint32_t, ScoreShapeHash> score_shapes;
   static constexpr std::size_t k_max_score_shapes = 4096;
+  static_assert(k_max_score_shapes < 0xFFFF, "ScoreMemo keeps shape ids + 1 in 16 bits");
   // At least the most free coarse cpu and memory of any node open to a pod (room_cpu, room_mem;
   // k_closed when there is none): a pod asking more than one of them fits nowhere. Raised by every
   // node change that goes above it, made exact again by a scan that found no node.
@@ -792,9 +805,6 @@ struct KubeScheduler::State
     ScanTraits& t = traits[pos];
     t.plain = v.ready && !v.hard_taints && !v.disrupted;
     t.soft_taints = v.soft_taints;
-    const auto fit_now = resource_fit_score(ScoringStrategy::least_allocated, v.req_cpu + v.nz_extra_cpu, v.alloc_cpu,
-                                            v.req_mem + v.nz_extra_mem, v.alloc_mem);
-    t.fit_now = static_cast<std::uint8_t>(std::clamp<std::int64_t>(fit_now, 0, k_max_node_score));
     const bool open = q.ready && q.free_pods >= 1;
     room_cpu[pos] = open ? coarse_cpu(q.free_cpu) : k_closed;
     room_mem[pos] = open ? coarse_memory(q.free_mem) : k_closed;
@@ -1976,35 +1986,39 @@ struct KubeScheduler::State
   // position `pos`, remembered per request shape.
   std::pair<std::int64_t, std::int64_t> resource_scores(std::size_t pos)
   {
-    const ScoreView& v = score_views[pos];
     ScoreMemo& memo = score_memo[pos];
-    for (std::size_t k = 0; k < ScoreMemo::k_slots; ++k) {
-      if (memo.shape[k] == cycle.score_shape) {
+    const std::size_t slot = cycle.score_shape % ScoreMemo::k_slots;
+    if (memo.shape[slot] == cycle.score_shape) {
 #ifndef NDEBUG
-        CAPSIM_CHECK(memo.fit[k] == resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu,
-                                                       v.alloc_cpu, v.req_mem + v.nz_extra_mem + cycle.nz_mem,
-                                                       v.alloc_mem)
-                         && memo.balanced[k]
-                                == (cycle.best_effort ? 0
-                                                      : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu,
-                                                                                  v.req_mem + cycle.mem, v.alloc_mem)),
-                     "kube-scheduler: a remembered resource score differs");
+      const auto fresh = compute_resource_scores(score_views[pos]);
+      CAPSIM_CHECK(memo.fit[slot] == fresh.first && memo.balanced[slot] == fresh.second,
+                   "kube-scheduler: a remembered resource score differs");
 #endif
-        return {memo.fit[k], memo.balanced[k]};
-      }
+      return {memo.fit[slot], memo.balanced[slot]};
     }
+    return remember_resource_scores(pos, slot);
+  }
+
+  // Out of line: the scan inlines the lookup above for every feasible node, and most find it.
+  [[gnu::noinline]] std::pair<std::int64_t, std::int64_t> remember_resource_scores(std::size_t pos, std::size_t slot)
+  {
+    const auto [fit, balanced] = compute_resource_scores(score_views[pos]);
+    CAPSIM_CHECK(fit >= 0 && fit <= k_max_node_score && balanced >= 0 && balanced <= k_max_node_score,
+                 "kube-scheduler: a resource score out of 0..100");
+    ScoreMemo& memo = score_memo[pos];
+    memo.shape[slot] = static_cast<std::uint16_t>(cycle.score_shape);
+    memo.fit[slot] = static_cast<std::uint8_t>(fit);
+    memo.balanced[slot] = static_cast<std::uint8_t>(balanced);
+    return {fit, balanced};
+  }
+
+  [[nodiscard]] std::pair<std::int64_t, std::int64_t> compute_resource_scores(const ScoreView& v) const
+  {
     const std::int64_t fit = resource_fit_score(config.strategy, v.req_cpu + v.nz_extra_cpu + cycle.nz_cpu, v.alloc_cpu,
                                                 v.req_mem + v.nz_extra_mem + cycle.nz_mem, v.alloc_mem);
     const std::int64_t balanced =
         cycle.best_effort ? 0
                           : balanced_allocation_score(v.req_cpu + cycle.cpu, v.alloc_cpu, v.req_mem + cycle.mem, v.alloc_mem);
-    const std::size_t slot = memo.next;
-    memo.next = static_cast<std::uint8_t>((memo.next + 1) % ScoreMemo::k_slots);
-    memo.shape[slot] = cycle.score_shape;
-    CAPSIM_CHECK(fit >= 0 && fit <= k_max_node_score && balanced >= 0 && balanced <= k_max_node_score,
-                 "kube-scheduler: a resource score out of 0..100");
-    memo.fit[slot] = static_cast<std::uint8_t>(fit);
-    memo.balanced[slot] = static_cast<std::uint8_t>(balanced);
     return {fit, balanced};
   }
 
@@ -2104,8 +2118,6 @@ struct KubeScheduler::State
     NodeIndex best = k_none;
     std::int64_t best_total = 0;
     const auto& w = config.weights;
-    const bool bounded = config.strategy == ScoringStrategy::least_allocated && w.node_resources_fit >= 0
-                         && w.balanced_allocation >= 0;
     // The list from `start`, wrapping once; a node without room or not Ready fails whatever the
     // other filters say, and on a plain node nothing else can fail a resources-only cycle. The
     // room test runs over 64 positions at a time into a bit mask (no branch per node); only the
@@ -2151,11 +2163,9 @@ struct KubeScheduler::State
           const NodeIndex node = order[pos];
           feasible.push_back(node);
           soft_tainted = soft_tainted || t.soft_taints;
-          // Under LeastAllocated a pod only lowers a node's fit score: a node whose score as it
-          // is cannot even tie the best found so far is passed over without its scores.
-          if (fused
-              && !(bounded && best != k_none
-                   && w.node_resources_fit * t.fit_now + w.balanced_allocation * k_max_node_score < best_total)) {
+          // Most scores are remembered: looked up for every node (cheaper than a bound test that
+          // passes over some of them).
+          if (fused) {
             const auto [fit, balanced] = resource_scores(pos);
             const std::int64_t total = w.node_resources_fit * fit + w.balanced_allocation * balanced;
             if (best == k_none || total > best_total || (total == best_total && node < best)) {
