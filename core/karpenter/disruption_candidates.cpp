@@ -285,7 +285,7 @@ void derive(CandidateMemo& m, const cluster::Cluster& cluster, const cluster::No
 
 } // namespace
 
-void CandidateMemos::catch_up(const cluster::Cluster& cluster)
+void CandidateMemos::apply_new_bindings(const cluster::Cluster& cluster)
 {
   const auto& log = cluster.binding_log();
   if (m_cluster != cluster.instance_id() || m_bindings > log.size()) {
@@ -316,14 +316,6 @@ void CandidateMemos::catch_up(const cluster::Cluster& cluster)
   }
 }
 
-CandidateMemo& CandidateMemos::slot(NodeIndex node)
-{
-  if (m_memo.size() <= node) {
-    m_memo.resize(static_cast<std::size_t>(node) + 1);
-  }
-  return m_memo[node];
-}
-
 CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, DisruptionClass disruption_class)
 {
   CandidateCheck out;
@@ -351,11 +343,11 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   }
   const auto& pool = pools[node.pool];
   const auto& pool_input = (*ctx.pools)[node.pool];
-  CandidateMemo local;
+  std::optional<CandidateMemo> local; // made only without a memo table
   if (ctx.memo != nullptr) {
     ctx.memo->catch_up(cluster);
   }
-  CandidateMemo& memo = ctx.memo != nullptr ? ctx.memo->slot(index) : local;
+  CandidateMemo& memo = ctx.memo != nullptr ? ctx.memo->slot(index) : local.emplace();
   if (!memo.valid || memo.cluster != cluster.instance_id() || memo.pods_revision != node.pods_revision) {
     derive(memo, cluster, node, pool_input);
   } else if (!memo.list_current) {

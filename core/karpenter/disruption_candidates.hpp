@@ -146,12 +146,26 @@ struct CandidateMemo
 class CandidateMemos
 {
 public:
-  // Applies the bindings logged since the last call to the memos they touch.
-  void catch_up(const cluster::Cluster& cluster);
-  [[nodiscard]] CandidateMemo& slot(cluster::NodeIndex node);
+  // Applies the bindings logged since the last call to the memos they touch (inline: a pass
+  // calls it for every node, and all but the first find nothing new).
+  void catch_up(const cluster::Cluster& cluster)
+  {
+    if (m_cluster != cluster.instance_id() || m_bindings != cluster.binding_log().size()) {
+      apply_new_bindings(cluster);
+    }
+  }
+  [[nodiscard]] CandidateMemo& slot(cluster::NodeIndex node)
+  {
+    if (m_memo.size() <= node) {
+      m_memo.resize(static_cast<std::size_t>(node) + 1);
+    }
+    return m_memo[node];
+  }
   [[nodiscard]] std::size_t size() const { return m_memo.size(); }
 
 private:
+  void apply_new_bindings(const cluster::Cluster& cluster);
+
   std::vector<CandidateMemo> m_memo;
   std::uint64_t m_cluster = 0;
   std::size_t m_bindings = 0; // binding_log entries applied
