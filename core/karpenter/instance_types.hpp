@@ -208,7 +208,7 @@ public:
   template <typename Pred>
   void refresh_availability(std::uint64_t version, Pred&& available)
   {
-    if (version != 0 && m_availability_known && version == m_availability_version) {
+    if (availability_current(version)) {
       return;
     }
     m_availability_version = version;
@@ -235,6 +235,11 @@ public:
 
   // Bumped whenever the available offerings change (caches built on them compare it).
   [[nodiscard]] std::uint64_t availability_generation() const { return m_availability_generation; }
+  // refresh_availability(version, ...) would do nothing.
+  [[nodiscard]] bool availability_current(std::uint64_t version) const
+  {
+    return version != 0 && m_availability_known && version == m_availability_version;
+  }
 
   // Types whose allocatable amount of `dim` is at least x.
   [[nodiscard]] const TypeSet& at_least(model::ResourceId dim, std::int64_t x);

@@ -800,6 +800,11 @@ struct SolveCache::Impl
     };
     std::vector<Touched> touched;
     std::vector<PoolTypes*> pool_types; // prepare_pools' answer for the current call
+    // prepare_pools' last run for the pass: the pools it was given, the pools generation after
+    // it and its answer (pools_prepared).
+    const NodePoolInput* prepared_pools = nullptr;
+    std::uint64_t prepared_generation = 0;
+    bool prepared_tolerate_pns = false;
     // Scheduler::written_for by (pod spec, snapshot position), as asked in this pass: a stop pod
     // whose first node that is not Ready changed is checked on the new one as written. (A kubectl
     // dump has a spec per pod: as many entries as candidates. Looked up only, never iterated.)
@@ -914,6 +919,10 @@ struct SolveCache::Impl
   // Scheduler::prepare_pools for `input`: each pool's types with their current availability
   // (into `out`), the pools observed; whether a pool has a PreferNoSchedule taint.
   bool prepare_pools(const SolveInput& input, std::vector<PoolTypes*>& out);
+  // prepare_pools(input, quick_pass.pool_types) would change nothing and answer as it did last
+  // time: the same pools, each a promise of no change, built from the same type lists, with
+  // availability for the same version (a pass checks thousands of candidates against them).
+  [[nodiscard]] bool pools_prepared(const SolveInput& input) const;
   // `existing` holds this cluster state for these DaemonSets (and host-port tracking).
   [[nodiscard]] bool snapshot_current(const cluster::Cluster& cluster, const std::vector<model::PodSpecPtr>& daemons,
                                       bool host_ports) const;
@@ -946,6 +955,25 @@ bool SolveCache::Impl::prepare_pools(const SolveInput& input, std::vector<PoolTy
   }
   observe_pools(inputs, out);
   return tolerate_pns;
+}
+
+bool SolveCache::Impl::pools_prepared(const SolveInput& input) const
+{
+  const auto& pass = quick_pass;
+  const auto& inputs = input.node_pools;
+  if (pass.prepared_pools != inputs.data() || pass.prepared_generation != pools_generation
+      || pass.pool_types.size() != inputs.size() || pools.size() < inputs.size()) {
+    return false;
+  }
+  const std::uint64_t version = input.offering_available ? input.availability_version : 1;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& p = pools[i];
+    if (inputs[i].revision == 0 || p.types.get() != pass.pool_types[i] || p.list != inputs[i].instance_types
+        || !p.types->availability_current(version)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool SolveCache::Impl::snapshot_current(const cluster::Cluster& cluster, const std::vector<model::PodSpecPtr>& daemons,
@@ -4632,7 +4660,22 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
   // As the solve would start: its pools prepared (nothing to do while they stand).
   auto& pass = c.quick_pass;
-  const bool tolerate_pns = c.prepare_pools(input, pass.pool_types);
+  bool tolerate_pns = pass.prepared_tolerate_pns;
+  if (!c.pools_prepared(input)) {
+    tolerate_pns = c.prepare_pools(input, pass.pool_types);
+    pass.prepared_pools = input.node_pools.data();
+    pass.prepared_generation = c.pools_generation;
+    pass.prepared_tolerate_pns = tolerate_pns;
+  }
+#ifndef NDEBUG
+  {
+    const auto generation = c.pools_generation;
+    std::vector<PoolTypes*> types;
+    CAPSIM_CHECK(c.prepare_pools(input, types) == tolerate_pns && types == pass.pool_types
+                     && c.pools_generation == generation,
+                 "remembered_stop_holds: preparing the pools again changes them");
+  }
+#endif
   if (r.tolerate_pns != tolerate_pns) {
     return false;
   }
@@ -4678,10 +4721,15 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (r.moving_view && snap.index.quiet_now() != input.options.now) {
     snap.index.set_quiet_now(input.options.now);
   }
-  // The first fit other than the candidate (its position is looked up only when that is it).
-  std::size_t fit = snap.index.first_fit_except(r.want(), r.moving_view, FreeCapacityIndex::k_end);
-  if (fit != FreeCapacityIndex::k_end && snap.nodes[fit].index == node) {
-    fit = snap.index.first_fit_except(r.want(), r.moving_view, fit);
+  const bool no_room = r.kind == SolveCache::Impl::QuickStop::Kind::no_room;
+  // A not_ready stop's first fit other than the candidate (its position is looked up only when
+  // that is it); a no_room stop looks at Ready nodes only, below.
+  std::size_t fit = FreeCapacityIndex::k_end;
+  if (!no_room) {
+    fit = snap.index.first_fit_except(r.want(), r.moving_view, FreeCapacityIndex::k_end);
+    if (fit != FreeCapacityIndex::k_end && snap.nodes[fit].index == node) {
+      fit = snap.index.first_fit_except(r.want(), r.moving_view, fit);
+    }
   }
   const auto& rest = c.quick_stops_rest[node];
   if (r.kind == SolveCache::Impl::QuickStop::Kind::not_ready && !pass.replayed && !pass.queue.empty()) {
@@ -4689,14 +4737,11 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     s.replay_others(pass);
   }
   bool holds = false;
-  if (r.kind == SolveCache::Impl::QuickStop::Kind::no_room) {
+  if (no_room) {
     // The stop pod has room somewhere now: another of the candidate's pods may fit nowhere
     // (veto_still_holds takes such a witness too).
     // (Nodes that are not Ready do not count: the stop pod would go to one of them.)
-    std::size_t ready_fit = fit;
-    if (fit != FreeCapacityIndex::k_end && snap.nodes[fit].node->lifecycle != cluster::NodeLifecycle::ready) {
-      ready_fit = first_ready_fit(snap, r.want(), r.moving_view, FreeCapacityIndex::k_end, node);
-    }
+    const std::size_t ready_fit = first_ready_fit(snap, r.want(), r.moving_view, FreeCapacityIndex::k_end, node);
     // (Not on a changed pod list: the remembered pods may have left.)
     std::optional<cluster::PodIndex> witness;
     if (ready_fit != FreeCapacityIndex::k_end && !changed) {
