@@ -665,6 +665,12 @@ struct KubeScheduler::State
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ipa_tables; // (key, table)
   std::vector<std::int32_t> group_scratch;
   std::unordered_set<EquivalenceKey, EquivalenceHash> failed_equivalent;
+  // Nodes whose view changed, in order (mirror()), and for pods that found no node (by
+  // equivalence key, topology-free) the log's length then: such a pod fails again while none of
+  // the nodes changed since is feasible for it (fails_again), without a scan of every node.
+  std::vector<NodeIndex> view_log;
+  std::unordered_map<EquivalenceKey, std::size_t, EquivalenceHash> failed_at;
+  static constexpr std::size_t k_view_log_cap = std::size_t{1} << 15;
 
   // ---- sync with the cluster ----------------------------------------------------------------
 
@@ -690,6 +696,8 @@ struct KubeScheduler::State
     score_memo.clear();
     old_order.clear();
     most_free.fill(k_closed);
+    view_log.clear();
+    failed_at.clear();
     position.clear();
     order_dirty = false;
     next_start = 0;
@@ -792,6 +800,7 @@ struct KubeScheduler::State
 
   void mirror(NodeIndex i)
   {
+    note_view_change(i);
     const auto pos = position[i];
     if (pos == k_none || pos >= quick.size() || order[pos] != i) {
       return; // not in the list (rebuild_order mirrors the nodes it adds)
@@ -2082,7 +2091,38 @@ struct KubeScheduler::State
 
   // One scheduling cycle for `pod` (already prepared): nominated node, sampled filtering from the
   // rotating start, scoring. Returns k_none when no node is feasible.
-  NodeIndex schedule_prepared(NodeIndex nominated, bool advance)
+  void note_view_change(NodeIndex i)
+  {
+    if (view_log.size() >= k_view_log_cap) { // forgotten: those pods are scanned for again
+      view_log.clear();
+      failed_at.clear();
+    }
+    view_log.push_back(i);
+  }
+
+  // Whether the cycle's pod (prepared, topology-free, of equivalence key `key`) surely finds no
+  // node: it found none before, and no listed node changed since is feasible for it (its filters
+  // read its own node's view only, and a node that did not change still fails). False when the
+  // nodes changed since are many: the scan is then as quick.
+  bool fails_again(const EquivalenceKey& key)
+  {
+    const auto it = failed_at.find(key);
+    if (it == failed_at.end() || view_log.size() - it->second > order.size() / 4 + 16) {
+      return false;
+    }
+    for (std::size_t k = it->second; k < view_log.size(); ++k) {
+      const NodeIndex n = view_log[k];
+      const auto pos = position[n];
+      if (pos != k_none && pos < order.size() && order[pos] == n && filter(n) == Verdict::ok) {
+        return false;
+      }
+    }
+    it->second = view_log.size();
+    return true;
+  }
+
+  // `key`: the pod's equivalence key, when its equivalence class may be remembered as failing.
+  NodeIndex schedule_prepared(NodeIndex nominated, bool advance, const EquivalenceKey* key = nullptr)
   {
     if (config.prefer_nominated && nominated < views.size() && views[nominated].in_snapshot
         && filter(nominated) == Verdict::ok) {
@@ -2106,6 +2146,18 @@ struct KubeScheduler::State
 #endif
       if (advance) {
         next_start = start;
+      }
+      return k_none;
+    }
+    const bool remember = key != nullptr && !cycle.any_topology;
+    if (remember && fails_again(*key)) {
+#ifndef NDEBUG
+      for (const auto n : order) {
+        CAPSIM_CHECK(filter(n) != Verdict::ok, "kube-scheduler: a pod that fails again has a feasible node");
+      }
+#endif
+      if (advance) {
+        next_start = start; // as a scan that finds no node: it passes over every node, back to the start
       }
       return k_none;
     }
@@ -2184,6 +2236,9 @@ struct KubeScheduler::State
     }
     if (feasible.empty()) {
       most_free = seen; // for the pods after this one that ask as much
+      if (remember) {
+        failed_at[*key] = view_log.size();
+      }
     }
     if (advance) {
       next_start = (start + processed) % all;
@@ -2256,7 +2311,7 @@ struct KubeScheduler::State
         continue;
       }
       prepare(ps.pod, nullptr);
-      const NodeIndex node = schedule_prepared(ps.nominated, true);
+      const NodeIndex node = schedule_prepared(ps.nominated, true, equivalence ? &key : nullptr);
       if (node == k_none) {
         mark_failed(p);
         if (equivalence) {
