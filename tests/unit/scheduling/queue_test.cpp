@@ -168,6 +168,78 @@ TEST_CASE("Unschedulable pods stay pending and are retried when the cluster chan
   }
 }
 
+TEST_CASE("A pod that found no node is tried again against the nodes changed since", "[scheduling][queue]")
+{
+  // 200 nodes with 500m free each: the 1000m pod fits nowhere. Each change below makes the pass
+  // try it again; it binds exactly when a changed node has room for it and passes its filters.
+  Cluster c;
+  std::vector<NodeIndex> nodes;
+  std::vector<PodIndex> fillers;
+  for (int i = 0; i < 200; ++i) {
+    nodes.push_back(add_node(c, "n" + std::to_string(i), 4000, 16 * k_gi));
+    fillers.push_back(bind_pod(c, "filler" + std::to_string(i), make_spec(), nodes.back(), 3500, 0));
+  }
+  const auto leave = [&c](PodIndex p, SimTime now) {
+    c.unbind(p, now);
+    c.pod_mut(p).phase = cluster::PodPhase::finished;
+  };
+  const auto waiting = pending_pod(c, "waiting", make_spec(), 1000, 0, 1);
+  KubeScheduler s;
+  SimTime now = 1;
+  CHECK(s.bind_pending(c, ++now).empty());
+  SECTION("room on a node it may not use, then on one it may")
+  {
+    c.node_mut(nodes[150]).taints = {{"dedicated", "x", model::TaintEffect::no_schedule}};
+    leave(fillers[150], ++now);
+    CHECK(s.bind_pending(c, now).empty());
+    c.node_mut(nodes[10]).labels["tier"] = "a";
+    CHECK(s.bind_pending(c, ++now).empty());
+    c.node_mut(nodes[150]).taints.clear();
+    const auto b = s.bind_pending(c, ++now);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0] == Binding{waiting, nodes[150]});
+  }
+  SECTION("a Ready node joins")
+  {
+    const auto m = add_node(c, "m", 2000, 16 * k_gi);
+    const auto b = s.bind_pending(c, ++now);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0] == Binding{waiting, m});
+  }
+  SECTION("many nodes change at once")
+  {
+    for (int i = 0; i < 120; ++i) {
+      c.node_mut(nodes[static_cast<std::size_t>(i)]).labels["round"] = "1";
+    }
+    CHECK(s.bind_pending(c, ++now).empty());
+    leave(fillers[199], ++now);
+    const auto b = s.bind_pending(c, now);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0] == Binding{waiting, nodes[199]});
+  }
+  SECTION("an existing pod's anti-affinity lifts on nodes that did not change")
+  {
+    // Every node is in rack r1; a guard pod on n0 keeps app=x pods out of the rack.
+    for (const auto n : nodes) {
+      c.node_mut(n).labels["rack"] = "r1";
+    }
+    const auto guard = bind_pod(c, "guard", make_spec([](model::PodSpec& sp) {
+                                  sp.pod_anti_affinity_required = {affinity_term(match_labels({{"app", "x"}}), "rack")};
+                                }),
+                                nodes[0], 100, 0);
+    leave(fillers[1], ++now); // n1 has room for both pods now
+    const auto x = pending_pod(c, "x", labelled({{"app", "x"}}), 1000, 0, now);
+    const auto first = s.bind_pending(c, now);
+    REQUIRE(first.size() == 1);
+    CHECK(first[0] == Binding{waiting, nodes[1]});
+    CHECK(c.pod(x).phase == cluster::PodPhase::pending);
+    leave(guard, ++now); // only n0 changes (and has no room); n1, unchanged since, takes x
+    const auto b = s.bind_pending(c, now);
+    REQUIRE(b.size() == 1);
+    CHECK(b[0] == Binding{x, nodes[1]});
+  }
+}
+
 TEST_CASE("Binding passes see every node change the filters read", "[scheduling][queue]")
 {
   // "big" scores best (LeastAllocated) whenever it passes the filters; each step changes it
