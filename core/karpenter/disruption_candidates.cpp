@@ -343,11 +343,13 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   }
   const auto& pool = pools[node.pool];
   const auto& pool_input = (*ctx.pools)[node.pool];
-  std::optional<CandidateMemo> local; // made only without a memo table
+  std::unique_ptr<CandidateMemo> local; // made only without a memo table (a pointer: cheap to skip)
   if (ctx.memo != nullptr) {
     ctx.memo->catch_up(cluster);
+  } else {
+    local = std::make_unique<CandidateMemo>();
   }
-  CandidateMemo& memo = ctx.memo != nullptr ? ctx.memo->slot(index) : local.emplace();
+  CandidateMemo& memo = ctx.memo != nullptr ? ctx.memo->slot(index) : *local;
   if (!memo.valid || memo.cluster != cluster.instance_id() || memo.pods_revision != node.pods_revision) {
     derive(memo, cluster, node, pool_input);
   } else if (!memo.list_current) {

@@ -89,6 +89,13 @@ public:
   [[nodiscard]] std::size_t size() const { return m_size; } // without reading the list
   [[nodiscard]] bool empty() const { return size() == 0; }
   [[nodiscard]] bool operator==(const PodList& o) const { return std::ranges::equal(span(), o.span()); }
+  // Loads the shared list's header (next to its count of owners) ahead of a copy.
+  void prefetch() const
+  {
+    if (m_pods) {
+      __builtin_prefetch(m_pods.get());
+    }
+  }
 
 private:
   std::shared_ptr<const std::vector<cluster::PodIndex>> m_pods;
@@ -162,6 +169,20 @@ public:
     return m_memo[node];
   }
   [[nodiscard]] std::size_t size() const { return m_memo.size(); }
+  // What make_candidate reads of a node's memo, loaded ahead (a pass reads every node's, and
+  // they are far apart): the memo, then (once it is in) its pod list.
+  void prefetch(cluster::NodeIndex node) const
+  {
+    if (node < m_memo.size()) {
+      __builtin_prefetch(&m_memo[node]);
+    }
+  }
+  void prefetch_list(cluster::NodeIndex node) const
+  {
+    if (node < m_memo.size()) {
+      m_memo[node].reschedulable.prefetch();
+    }
+  }
 
 private:
   void apply_new_bindings(const cluster::Cluster& cluster);
