@@ -654,6 +654,9 @@ struct SolveCache::Impl
     std::uint64_t pools = 0;
   };
   std::vector<Veto> vetoes; // by NodeIndex of the candidate
+  // rebase_no_room's new lists, swapped with an entry's: the entry's old buffers serve the next.
+  std::vector<cluster::PodIndex> rebase_pods;
+  std::vector<std::uint8_t> rebase_shapes;
   std::size_t veto_hits = 0;
   // The remembered stops as remembered_stop_holds reads them before a solve is set up: a pass
   // checks thousands of candidates, and a Veto spans ~9 cache lines over three allocations.
@@ -800,6 +803,7 @@ struct SolveCache::Impl
     };
     std::vector<Touched> touched;
     std::vector<PoolTypes*> pool_types; // prepare_pools' answer for the current call
+    PodsSummary joined; // remembered_stop_holds' summary of the pods that joined a candidate
     // prepare_pools' last run for the pass: the pools it was given, the pools generation after
     // it and its answer (pools_prepared).
     const NodePoolInput* prepared_pools = nullptr;
@@ -4457,23 +4461,29 @@ void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluste
 {
   using Veto = SolveCache::Impl::Veto;
   auto& v = c.vetoes[node];
-  std::vector<cluster::PodIndex> sorted(pods.begin(), pods.end());
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<std::uint8_t> shape_of;
-  shape_of.reserve(sorted.size());
+  auto& sorted = c.rebase_pods;
+  sorted.assign(pods.begin(), pods.end());
+  if (!std::is_sorted(sorted.begin(), sorted.end())) { // a candidate's list is sorted already
+    std::sort(sorted.begin(), sorted.end());
+  }
+  auto& shape_of = c.rebase_shapes;
+  shape_of.clear();
+  std::size_t at = 0; // v.pods is sorted too: one walk over both
   for (const auto i : sorted) {
-    const auto it = std::lower_bound(v.pods.begin(), v.pods.end(), i);
-    if (it != v.pods.end() && *it == i) {
-      shape_of.push_back(v.shape_of[static_cast<std::size_t>(it - v.pods.begin())]);
+    while (at < v.pods.size() && v.pods[at] < i) {
+      ++at;
+    }
+    if (at < v.pods.size() && v.pods[at] == i) {
+      shape_of.push_back(v.shape_of[at]);
       continue;
     }
     auto shape = Veto::k_no_shape;
     PodsSummary one;
     if (summarize_pod(c, cluster, i, ignore_preferences, tolerate_pns, one)) {
       const auto r = pod_requests(cluster.pod(i).pod);
-      const auto at = std::find(v.shapes.begin(), v.shapes.end(), r);
-      if (at != v.shapes.end()) {
-        shape = static_cast<std::uint8_t>(at - v.shapes.begin());
+      const auto known = std::find(v.shapes.begin(), v.shapes.end(), r);
+      if (known != v.shapes.end()) {
+        shape = static_cast<std::uint8_t>(known - v.shapes.begin());
       } else if (v.shapes.size() < Veto::k_max_shapes) {
         shape = static_cast<std::uint8_t>(v.shapes.size());
         v.shapes.push_back(r);
@@ -4481,8 +4491,8 @@ void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluste
     }
     shape_of.push_back(shape);
   }
-  v.pods = std::move(sorted);
-  v.shape_of = std::move(shape_of);
+  std::swap(v.pods, sorted);
+  std::swap(v.shape_of, shape_of);
   v.summary.add(joined);
   v.pods_revision = cluster.node(node).pods_revision;
   c.sync_quick_stop(cluster, node);
@@ -4696,9 +4706,12 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (pass.others.topology || pass.others.host_ports || !c.snapshot_current(cluster, input.daemon_sets, false)) {
     return false;
   }
-  std::optional<PodsSummary> joined;
+  // (In the pass's record, not an optional here: the solve checks millions of candidates, and
+  // an optional of it is zeroed on each.)
+  PodsSummary* joined = nullptr;
   if (changed) {
-    joined.emplace();
+    pass.joined = PodsSummary{};
+    joined = &pass.joined;
     const auto& v = c.vetoes[node];
     if (std::find(candidate_pods.begin(), candidate_pods.end(), v.pod) == candidate_pods.end()) {
       return false;
@@ -4748,7 +4761,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
       witness = quick_witness(c.vetoes[node], snap, node);
     }
     holds = (ready_fit == FreeCapacityIndex::k_end || witness)
-            && no_room_holds(c, input, r, rest, pass, joined ? &*joined : nullptr);
+            && no_room_holds(c, input, r, rest, pass, joined);
     if (holds && changed) {
       rebase_no_room(c, cluster, node, candidate_pods, *joined, input.options.ignore_preferences, tolerate_pns);
     }
