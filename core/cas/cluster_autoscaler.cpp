@@ -808,15 +808,11 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
       continue;
     }
     const auto g = static_cast<std::size_t>(sn.group);
-    if (m_deleting.count(sn.cluster_node) != 0
-        || m_groups[g].target <= m_scenario.node_groups[g].min_size) {
+    if (m_groups[g].target <= m_scenario.node_groups[g].min_size) {
       continue;
     }
-    auto unremovable = m_unremovable_until.find(sn.cluster_node);
-    if (unremovable != m_unremovable_until.end() && unremovable->second > now) {
-      continue; // recently found unremovable
-    }
-    // Eligibility: utilization at or below the threshold.
+    // Eligibility: utilization at or below the threshold. (First of the checks that skip a
+    // node, which may come in any order: most nodes fail it, and the others look up maps.)
     std::array<std::int64_t, 3> requested{sn.requested.cpu(), sn.requested.memory(), sn.requested[model::k_nvidia_gpu]};
     std::array<std::int64_t, 3> allocatable = sn.basis.allocatable;
     if (m_settings.ignore_daemonsets_utilization) {
@@ -830,6 +826,13 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
         u.gpu_node ? m_settings.scale_down_gpu_utilization_threshold : m_settings.scale_down_utilization_threshold;
     if (!u.valid || u.value > threshold) {
       continue;
+    }
+    if (m_deleting.count(sn.cluster_node) != 0) {
+      continue;
+    }
+    auto unremovable = m_unremovable_until.find(sn.cluster_node);
+    if (unremovable != m_unremovable_until.end() && unremovable->second > now) {
+      continue; // recently found unremovable
     }
     // RemovalSimulator.SimulateNodeRemoval.
     const std::vector<const model::Pod*> to_move = sn.pods.list();
