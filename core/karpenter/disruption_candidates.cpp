@@ -456,6 +456,11 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
     // from the candidate's).
     CandidateOrder::Name name;
     if (memo != nullptr) {
+      // (The names a few candidates on are loaded ahead: node indices are scattered over the run.)
+      constexpr std::size_t k_ahead = 8;
+      if (i + k_ahead < candidates.size() && candidates[i + k_ahead].node < memo->names.size()) {
+        __builtin_prefetch(&memo->names[candidates[i + k_ahead].node]);
+      }
       if (memo->names.size() <= c.node) {
         memo->names.resize(static_cast<std::size_t>(c.node) + 1);
       }
