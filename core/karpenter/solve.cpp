@@ -4250,11 +4250,19 @@ SolveResult Scheduler::run()
   std::vector<std::uint32_t>& order = m_scratch.queue;
   order.resize(m_pods.size());
   std::iota(order.begin(), order.end(), 0U);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+  const auto queue_less = [&](std::uint32_t a, std::uint32_t b) {
     const auto& pa = m_pods[a];
     const auto& pb = m_pods[b];
     return queued_before(pa.requests, pa.state->pod, pa.index, pb.requests, pb.state->pod, pb.index);
-  });
+  };
+  // The first pod in queue order goes first, the others are sorted only when it is placed or
+  // fails: a consolidation solve that gets this far mostly stops on the first pod (its NodeClaim
+  // keeps spot). The order is total (the index decides last), so it is the full sort's.
+  if (!order.empty()) {
+    std::iter_swap(order.begin(), std::min_element(order.begin(), order.end(), queue_less));
+  }
+  const std::size_t listed = order.size();
+  bool rest_sorted = listed <= 1;
 
   // The queue as a vector and a read position (a deque allocates per solve): pods that failed
   // go to the back; the consumed front is dropped once it is most of the vector.
@@ -4283,6 +4291,10 @@ SolveResult Scheduler::run()
     bool valid = false;
   } memo;
   while (queued() != 0 && !m_stopped) {
+    if (!rest_sorted && head == 1) { // (no front is dropped before this)
+      std::sort(queue.begin() + 1, queue.begin() + static_cast<std::ptrdiff_t>(listed), queue_less);
+      rest_sorted = true;
+    }
     const std::uint32_t id = queue[head];
     if (last_len[id] == queued()) {
       break; // a full cycle without progress
