@@ -4718,8 +4718,8 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (pass.others.topology || pass.others.host_ports || !c.snapshot_current(cluster, input.daemon_sets, false)) {
     return false;
   }
-  // (In the pass's record, not an optional here: the solve checks millions of candidates, and
-  // an optional of it is zeroed on each.)
+  // (Kept in the pass's record, not in an optional here: a week checks millions of candidates,
+  // and the optional was zeroed for each.)
   PodsSummary* joined = nullptr;
   if (changed) {
     pass.joined = PodsSummary{};

@@ -2089,8 +2089,6 @@ struct KubeScheduler::State
     return best;
   }
 
-  // One scheduling cycle for `pod` (already prepared): nominated node, sampled filtering from the
-  // rotating start, scoring. Returns k_none when no node is feasible.
   void note_view_change(NodeIndex i)
   {
     if (view_log.size() >= k_view_log_cap) { // forgotten: those pods are scanned for again
@@ -2121,7 +2119,9 @@ struct KubeScheduler::State
     return true;
   }
 
-  // `key`: the pod's equivalence key, when its equivalence class may be remembered as failing.
+  // One scheduling cycle for `pod` (already prepared): nominated node, sampled filtering from the
+  // rotating start, scoring. Returns k_none when no node is feasible. `key`: the pod's equivalence
+  // key, when its equivalence class may be remembered as failing (fails_again).
   NodeIndex schedule_prepared(NodeIndex nominated, bool advance, const EquivalenceKey* key = nullptr)
   {
     if (config.prefer_nominated && nominated < views.size() && views[nominated].in_snapshot
