@@ -125,9 +125,9 @@ void check_consistent(const Env& env, const Runs& runs)
   check_same(runs.early, runs.full);
 }
 
-// remembered_stop_holds for deleting `candidate` (Ready, every pod of it moving) over env's cache:
-// the input of delete_input with the pending pods only.
-bool quick_stop(Env& env, cluster::NodeIndex candidate)
+// The input remembered_stop_holds gets for deleting `candidate` (Ready, every pod of it moving)
+// over env's cache: the input of delete_input with the pending pods only.
+SolveInput quick_input(Env& env, cluster::NodeIndex candidate)
 {
   SolveInput in = env.input();
   in.excluded_nodes = {candidate};
@@ -135,8 +135,13 @@ bool quick_stop(Env& env, cluster::NodeIndex candidate)
   in.options.sketch_claims = true;
   in.options.now = env.now;
   in.options.stop_on_delete_veto = true;
+  return in;
+}
+
+bool quick_stop(Env& env, cluster::NodeIndex candidate)
+{
   const auto& node = env.cluster.node(candidate);
-  return remembered_stop_holds(in, node.pods_revision, node.pods, {});
+  return remembered_stop_holds(quick_input(env, candidate), node.pods_revision, node.pods, {});
 }
 
 // The early solve of deleting `candidate` over env's cache (which remembers stops), checked
@@ -1382,6 +1387,40 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds while the pods fit the
   env.remove(p2);
   env.remove(p3);
   CHECK(early_checked(env, candidate).stopped);
+}
+
+TEST_CASE("remembered_stop_holds: the pools a pass prepared are prepared again when availability changes",
+          "[karpenter][solve][consolidation]")
+{
+  // One input kept across the checks, as a consolidation pass keeps it: NodePools that promise no
+  // change (a revision) and offering availability named by a version, so the checks after the
+  // first skip preparing the pools. Spot in every zone until spot becomes unavailable: NodeClaims
+  // then end on-demand, and the solve no longer stops.
+  Env env(catalog_with_spot(10, [](int) { return 7U; }));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  env.node("other", {}, allocatable(1000));
+  env.bind(env.pod(cpu(2000)), candidate);
+  SolveInput in = quick_input(env, candidate);
+  for (auto& p : in.node_pools) {
+    p.revision = 1;
+  }
+  in.offering_available = [](std::string_view, std::string_view, std::string_view) { return true; };
+  in.availability_version = 1;
+  const auto& node = env.cluster.node(candidate);
+  SolveInput early = in; // the solve that stops, remembering it for these pools
+  early.pods.insert(early.pods.end(), node.pods.begin(), node.pods.end());
+  CHECK(solve(early).stopped);
+  CHECK(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
+  CHECK(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
+  in.offering_available = [](std::string_view, std::string_view, std::string_view ct) { return ct != "spot"; };
+  in.availability_version = 2;
+  CHECK_FALSE(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
+  SolveInput full = in;
+  full.pods.insert(full.pods.end(), node.pods.begin(), node.pods.end());
+  SolveCache fresh;
+  full.cache = &fresh;
+  CHECK_FALSE(solve(full).stopped);
 }
 
 TEST_CASE("remembered_stop_holds: every answer is the solve's over changing clusters", "[karpenter][solve][consolidation]")
