@@ -126,10 +126,12 @@ private:
   std::vector<std::string> m_last_keep;     // per node: last recorded blocking reason
   CandidateMemos m_candidate_memo; // per node: make_candidate's pod-derived facts
 
-  // make_candidate's answers for the graceful class, per NodePool node in alive order: worked
-  // out once per step and shared by emptiness, multi-node and single-node, between which
-  // nothing they read changes (a started command clears them).
-  std::vector<std::pair<NodeIndex, CandidateCheck>> m_graceful_checks;
+  // make_candidate's answers for the graceful class, per NodePool node in alive order: brought
+  // up to date once per step and shared by emptiness, multi-node and single-node, between which
+  // nothing they read changes (a started command has them brought up to date again).
+  CandidateChecks m_graceful_checks;
+  const std::vector<CandidateChecks::Entry>* m_graceful = nullptr; // this step's, when valid
+  std::uint64_t m_queue_version = 0; // changes with m_queue (CandidateChecks::refresh)
   std::vector<Candidate> m_candidates;           // the running method's (reused across steps)
   std::vector<Candidate> m_validation_candidates; // validate()'s
   bool m_v113 = false;                           // settings.karpenter.version is 1.13
@@ -426,31 +428,11 @@ void DisruptionController::candidates(Method m, std::vector<Candidate>& out, boo
     return;
   }
   if (!m_graceful_checks_valid) {
-    m_graceful_checks.clear();
-    // Each node's state and memo are loaded ahead: they are scattered, and a check spends most
-    // of its time waiting for them.
-    const auto& alive = m_cluster->alive_node_indices();
-    constexpr std::size_t k_ahead = 8;
-    for (std::size_t i = 0; i < alive.size(); ++i) {
-      if (i + 2 * k_ahead < alive.size()) {
-        const auto ahead = alive[i + 2 * k_ahead];
-        const auto& node = m_cluster->node(ahead);
-        __builtin_prefetch(&node.owner);
-        __builtin_prefetch(&node.pods_revision);
-        m_candidate_memo.prefetch(ahead);
-      }
-      if (i + k_ahead < alive.size()) {
-        m_candidate_memo.prefetch_list(alive[i + k_ahead]);
-      }
-      const NodeIndex n = alive[i];
-      if (m_cluster->node(n).owner == cluster::NodeOwner::node_pool) {
-        m_graceful_checks.emplace_back(n, make_candidate(ctx, n, DisruptionClass::graceful));
-      }
-    }
+    m_graceful = &m_graceful_checks.refresh(ctx, m_queue_version);
     m_graceful_checks_valid = true;
   }
-  for (const auto& [n, check] : m_graceful_checks) {
-    consider(n, check);
+  for (const auto& e : *m_graceful) {
+    consider(e.node, e.check);
   }
   out.resize(count);
 }
@@ -893,6 +875,7 @@ bool DisruptionController::start(Command cmd)
   f.started = m_now;
   f.cmd = std::move(cmd);
   m_queue.push_back(std::move(f));
+  ++m_queue_version;
   return true;
 }
 
@@ -954,6 +937,9 @@ void DisruptionController::process_queue()
       continue;
     }
     still.push_back(std::move(f));
+  }
+  if (still.size() != m_queue.size()) {
+    ++m_queue_version; // (commands only leave: the same size is the same queue)
   }
   m_queue = std::move(still);
 }

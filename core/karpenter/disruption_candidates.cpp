@@ -316,6 +316,21 @@ void CandidateMemos::apply_new_bindings(const cluster::Cluster& cluster)
   }
 }
 
+namespace {
+
+// The share of the node's lifetime (creation to expiry) still ahead at `now`; 1 without expiry.
+double lifetime_left(const cluster::NodeState& node, SimTime now)
+{
+  if (node.expire_at >= 0 && node.expire_at > node.created_at) {
+    const auto total = static_cast<double>(node.expire_at - node.created_at);
+    const auto age = static_cast<double>(now - node.created_at);
+    return std::clamp((total - age) / total, 0.0, 1.0);
+  }
+  return 1.0;
+}
+
+} // namespace
+
 CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, DisruptionClass disruption_class)
 {
   CandidateCheck out;
@@ -323,11 +338,13 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   const auto& node = cluster.node(index);
   if (node.owner != cluster::NodeOwner::node_pool || !node.alive() || node.lifecycle != NodeLifecycle::ready
       || node.disrupted_taint || (ctx.in_queue && ctx.in_queue(index))) {
+    out.lasting = true;
     return out; // unmanaged, not initialized, deleting / marked for deletion, or in a command
   }
   const auto& pools = ctx.scenario->node_pools;
   if (node.pool >= pools.size() || ctx.pools == nullptr || node.pool >= ctx.pools->size()) {
     out.blocked = "NodePool not found";
+    out.lasting = true;
     return out;
   }
   if (ctx.nominated_until) {
@@ -339,6 +356,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   }
   if (node.do_not_disrupt) {
     out.blocked = "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation on the node";
+    out.lasting = true;
     return out;
   }
   const auto& pool = pools[node.pool];
@@ -404,16 +422,115 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   c.spot = node.capacity_type == model::k_capacity_spot;
   c.pods_revision = node.pods_revision;
   c.reschedule_cost = memo.reschedule_cost;
-  const double all_cost = memo.all_cost;
-  double lifetime = 1.0;
-  if (node.expire_at >= 0 && node.expire_at > node.created_at) {
-    const auto total = static_cast<double>(node.expire_at - node.created_at);
-    const auto age = static_cast<double>(ctx.now - node.created_at);
-    lifetime = std::clamp((total - age) / total, 0.0, 1.0);
-  }
-  c.disruption_cost = all_cost * lifetime;
+  c.disruption_cost = memo.all_cost * lifetime_left(node, ctx.now);
   out.candidate = std::move(c);
+  out.all_cost = memo.all_cost;
+  // (PDBs answer by every pod's state. A do-not-disrupt pod that does not block now never will:
+  // its duration runs from its start, and it has started.)
+  out.lasting = ctx.pdbs == nullptr || ctx.pdbs->empty();
   return out;
+}
+
+const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const CandidateContext& ctx,
+                                                                    std::uint64_t queue_version)
+{
+  const Basis basis{ctx.cluster->instance_id(), queue_version,        ctx.pools,
+                    ctx.pools != nullptr ? ctx.pools->size() : 0,    ctx.scenario,
+                    ctx.scenario->node_pools.size()};
+  if (m_basis != basis) {
+    m_basis = basis;
+    m_entries.clear();
+  }
+  if (!update(ctx)) {
+    m_entries.clear();
+    const bool listed = update(ctx); // (nothing kept: every node is listed at the end)
+    CAPSIM_CHECK(listed, "candidate checks: a node listed out of order");
+  }
+#ifndef NDEBUG
+  std::size_t at = 0;
+  for (const NodeIndex n : ctx.cluster->alive_node_indices()) {
+    if (ctx.cluster->node(n).owner != cluster::NodeOwner::node_pool) {
+      continue;
+    }
+    CAPSIM_CHECK(at < m_entries.size() && m_entries[at].node == n, "candidate checks: a node missing or out of order");
+    const CandidateCheck fresh = make_candidate(ctx, n, DisruptionClass::graceful);
+    const auto& kept = m_entries[at].check;
+    const auto same_candidate = [](const Candidate& a, const Candidate& b) {
+      return a.node == b.node && a.pool == b.pool && a.instance_type == b.instance_type && a.price == b.price
+             && a.reschedulable == b.reschedulable && a.plain_pods == b.plain_pods && a.spot == b.spot
+             && a.pods_revision == b.pods_revision && a.reschedule_cost == b.reschedule_cost
+             && a.disruption_cost == b.disruption_cost;
+    };
+    CAPSIM_CHECK(fresh.blocked == kept.blocked && fresh.lasting == kept.lasting
+                     && fresh.candidate.has_value() == kept.candidate.has_value()
+                     && (!fresh.candidate || same_candidate(*fresh.candidate, *kept.candidate)),
+                 "candidate checks: a kept answer differs from make_candidate's");
+    ++at;
+  }
+  CAPSIM_CHECK(at == m_entries.size(), "candidate checks: a node listed that is not a NodePool's");
+#endif
+  return m_entries;
+}
+
+bool CandidateChecks::update(const CandidateContext& ctx)
+{
+  // Both lists are sorted by node index and nodes join with the highest index: one walk drops the
+  // entries of nodes gone and appends the new ones.
+  const auto& cluster = *ctx.cluster;
+  const auto& alive = cluster.alive_node_indices();
+  const std::size_t old = m_entries.size();
+  // A list made anew waits on every node's memo: those are loaded ahead too.
+  const bool anew = old == 0 && ctx.memo != nullptr;
+  std::size_t read = 0;
+  std::size_t write = 0;
+  constexpr std::size_t k_ahead = 8;
+  for (std::size_t i = 0; i < alive.size(); ++i) {
+    if (i + 2 * k_ahead < alive.size()) {
+      const auto& ahead = cluster.node(alive[i + 2 * k_ahead]);
+      __builtin_prefetch(&ahead.owner);
+      __builtin_prefetch(&ahead.pods_revision);
+      if (anew) {
+        ctx.memo->prefetch(alive[i + 2 * k_ahead]);
+      }
+    }
+    if (anew && i + k_ahead < alive.size()) {
+      ctx.memo->prefetch_list(alive[i + k_ahead]);
+    }
+    const NodeIndex n = alive[i];
+    const auto& node = cluster.node(n);
+    if (node.owner != cluster::NodeOwner::node_pool) {
+      continue;
+    }
+    while (read < old && m_entries[read].node < n) {
+      ++read; // the node left
+    }
+    if (read < old && m_entries[read].node == n) {
+      if (write != read) {
+        m_entries[write] = std::move(m_entries[read]);
+      }
+      ++read;
+    } else if (read < old) {
+      return false;
+    } else {
+      if (write == m_entries.size()) {
+        m_entries.emplace_back();
+      }
+      m_entries[write].node = n;
+      m_entries[write].check.lasting = false; // worked out below
+    }
+    Entry& e = m_entries[write++];
+    const bool stands = e.check.lasting && e.stamp == cluster.node_stamp(n) && e.pods_revision == node.pods_revision
+                        && !(ctx.nominated_until && ctx.nominated_until(n) > ctx.now);
+    if (!stands) {
+      e.stamp = cluster.node_stamp(n);
+      e.pods_revision = node.pods_revision;
+      e.check = make_candidate(ctx, n, DisruptionClass::graceful);
+    } else if (e.check.candidate) {
+      e.check.candidate->disruption_cost = e.check.all_cost * lifetime_left(node, ctx.now);
+    }
+  }
+  m_entries.resize(write);
+  return true;
 }
 
 void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster,

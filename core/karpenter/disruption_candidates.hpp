@@ -215,10 +215,56 @@ struct CandidateCheck
 {
   std::optional<Candidate> candidate;
   std::string blocked;
+  // The answer stands while the node's record (its Cluster::node_stamp) and pods stay, the
+  // command queue is the same and the node is not nominated: no PDB was consulted and neither a
+  // nomination nor a do-not-disrupt pod blocked it, so the clock changes only the candidate's
+  // disruption cost (the node's lifetime share of all_cost).
+  bool lasting = false;
+  double all_cost = 0; // the candidate's summed eviction costs (Candidate::disruption_cost's)
 };
 
 [[nodiscard]] CandidateCheck make_candidate(const CandidateContext& ctx, cluster::NodeIndex node,
                                             DisruptionClass disruption_class);
+
+// make_candidate's graceful answers for every NodePool node of a cluster, in alive order, kept
+// from one disruption step to the next: a node's answer is worked out again only when its record
+// or pods changed or it is not CandidateCheck::lasting (a step checks every node, and few change
+// between steps; the checks were mostly waiting on each node's memo and pod list).
+class CandidateChecks
+{
+public:
+  struct Entry
+  {
+    cluster::NodeIndex node = cluster::k_none;
+    std::uint64_t stamp = 0;         // the node's Cluster::node_stamp when worked out
+    std::uint64_t pods_revision = 0; // its NodeState::pods_revision then
+    CandidateCheck check;
+  };
+
+  // The answers make_candidate(ctx, node, graceful) gives now, for the nodes owned by a NodePool
+  // in alive order. `queue_version` changes whenever the command queue (ctx.in_queue) does.
+  const std::vector<Entry>& refresh(const CandidateContext& ctx, std::uint64_t queue_version);
+
+private:
+  // What every kept answer was worked out under; any change starts over.
+  struct Basis
+  {
+    std::uint64_t cluster = 0;
+    std::uint64_t queue_version = 0;
+    const std::vector<NodePoolInput>* pools = nullptr;
+    std::size_t pool_count = 0;
+    const model::Scenario* scenario = nullptr;
+    std::size_t scenario_pools = 0;
+    bool operator==(const Basis&) const = default;
+  };
+
+  // Brings the kept answers up to date in place; false when a node must be listed between kept
+  // ones (the list is then made anew).
+  [[nodiscard]] bool update(const CandidateContext& ctx);
+
+  std::vector<Entry> m_entries;
+  std::optional<Basis> m_basis;
+};
 
 // The instance type named `name` among a NodePool's types, or nullptr.
 [[nodiscard]] const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, std::string_view name);

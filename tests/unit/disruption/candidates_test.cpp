@@ -417,6 +417,150 @@ TEST_CASE("make_candidate: memos kept up binding by binding equal fresh ones bit
   CHECK(compared > 150); // the rest were blocked by do-not-disrupt pods, as they are without the memo
 }
 
+TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answers from step to step",
+          "[disruption][candidates]")
+{
+  // NodePool nodes (two expiring) and a static one; at random, pods bind and leave (some ask for
+  // do-not-disrupt for a while), nodes are nominated, queued, annotated, lose readiness, join
+  // and leave, and the clock moves. After each step every answer must be make_candidate's now.
+  // With a PDB over some of the pods, answers also change with pods elsewhere.
+  const bool with_pdb = GENERATE(false, true);
+  MemoCluster mc;
+  auto& c = mc.c;
+  std::vector<cluster::NodeIndex> nodes;
+  for (int i = 0; i < 5; ++i) {
+    nodes.push_back(mc.node("node-" + std::to_string(i), i < 2 ? (6 + i) * k_hour : -1));
+  }
+  {
+    cluster::NodeState s;
+    s.name = "static";
+    s.lifecycle = cluster::NodeLifecycle::ready;
+    nodes.push_back(c.add_node(s));
+  }
+  std::vector<cluster::PodIndex> pods;
+  for (int i = 0; i < 30; ++i) {
+    auto s = std::make_shared<model::PodSpec>();
+    s->priority = i % 5;
+    s->do_not_disrupt = i % 6 == 1 ? 4 * k_minute : 0;
+    if (i % 3 == 0) {
+      s->labels = {{"app", "test"}};
+    }
+    model::Pod p;
+    p.name = "pod-" + std::to_string(i);
+    p.spec = model::PodSpecPtr(s);
+    pods.push_back(c.add_pod(p));
+  }
+  std::vector<SimTime> nominated;
+  std::vector<cluster::NodeIndex> queued;
+  std::uint64_t queue_version = 0;
+  CandidateMemos memo;
+  CandidateContext with = mc.context(&memo);
+  CandidateContext without = mc.context(nullptr);
+  for (auto* ctx : {&with, &without}) {
+    ctx->nominated_until = [&nominated](cluster::NodeIndex n) { return n < nominated.size() ? nominated[n] : -1; };
+    ctx->in_queue = [&queued](cluster::NodeIndex n) {
+      return std::find(queued.begin(), queued.end(), n) != queued.end();
+    };
+  }
+  std::vector<model::PodDisruptionBudget> budgets(1);
+  budgets[0].name = "some";
+  budgets[0].selector.match_labels = {{"app", "test"}};
+  budgets[0].min_available = "4";
+  CandidateChecks checks;
+  Rng rng(5);
+  SimTime now = 0;
+  std::size_t candidates = 0;
+  std::size_t blocked = 0;
+  std::size_t pdb_blocked = 0;
+  for (int step = 0; step < 800; ++step) {
+    now += static_cast<SimTime>(rng.below(4)) * 30 * k_second;
+    const auto& alive = c.alive_node_indices();
+    const auto n = alive[rng.below(alive.size())];
+    switch (rng.below(10)) {
+    case 0:
+    case 1:
+    case 2:
+    case 3: {
+      const auto p = pods[rng.below(pods.size())];
+      if (c.pod(p).node == cluster::k_none) {
+        c.bind(p, n, now);
+        c.pod_mut(p).started_at = now;
+      } else {
+        c.unbind(p, now);
+        c.set_pending(p, now);
+      }
+      break;
+    }
+    case 4:
+      nominated.resize(c.nodes().size(), -1);
+      nominated[n] = now + static_cast<SimTime>(rng.below(3)) * k_minute;
+      break;
+    case 5:
+      if (const auto it = std::find(queued.begin(), queued.end(), n); it != queued.end()) {
+        queued.erase(it);
+      } else {
+        queued.push_back(n);
+      }
+      ++queue_version;
+      break;
+    case 6: c.node_mut(n).do_not_disrupt = !c.node(n).do_not_disrupt; break;
+    case 7: {
+      auto& node = c.node_mut(n);
+      node.lifecycle = node.lifecycle == cluster::NodeLifecycle::ready ? cluster::NodeLifecycle::registered
+                                                                        : cluster::NodeLifecycle::ready;
+      break;
+    }
+    case 8: nodes.push_back(mc.node("node-" + std::to_string(nodes.size()), rng.below(2) == 0 ? now + k_hour : -1)); break;
+    default:
+      if (alive.size() > 3 && c.node(n).owner == cluster::NodeOwner::node_pool) {
+        while (!c.node(n).pods.empty()) {
+          c.unbind(c.node(n).pods.back(), now);
+        }
+        c.mark_terminated(n, now);
+      }
+      break;
+    }
+    with.now = without.now = now;
+    std::optional<PdbLimits> limits;
+    if (with_pdb) {
+      limits.emplace(budgets, c);
+      with.pdbs = without.pdbs = &*limits;
+    }
+    const auto& entries = checks.refresh(with, queue_version);
+    std::size_t at = 0;
+    for (const auto node : c.alive_node_indices()) {
+      if (c.node(node).owner != cluster::NodeOwner::node_pool) {
+        continue;
+      }
+      REQUIRE(at < entries.size());
+      REQUIRE(entries[at].node == node);
+      const auto& kept = entries[at++].check;
+      const auto fresh = make_candidate(without, node, DisruptionClass::graceful);
+      REQUIRE(kept.blocked == fresh.blocked);
+      REQUIRE(kept.candidate.has_value() == fresh.candidate.has_value());
+      if (fresh.candidate) {
+        CHECK(kept.candidate->reschedulable == fresh.candidate->reschedulable);
+        CHECK(kept.candidate->pods_revision == fresh.candidate->pods_revision);
+        CHECK(kept.candidate->spot == fresh.candidate->spot);
+        CHECK(std::memcmp(&kept.candidate->reschedule_cost, &fresh.candidate->reschedule_cost, sizeof(double)) == 0);
+        CHECK(std::memcmp(&kept.candidate->disruption_cost, &fresh.candidate->disruption_cost, sizeof(double)) == 0);
+        ++candidates;
+      } else if (!fresh.blocked.empty()) {
+        ++blocked;
+        pdb_blocked += fresh.blocked.find(": PDB ") != std::string::npos ? 1 : 0;
+      }
+    }
+    REQUIRE(at == entries.size());
+  }
+  CHECK(candidates > 500);
+  CHECK(blocked > 200);
+  if (with_pdb) {
+    CHECK(pdb_blocked > 50);
+  } else {
+    CHECK(pdb_blocked == 0);
+  }
+}
+
 TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost ascending), then node name and index",
           "[disruption][candidates]")
 {
