@@ -132,7 +132,10 @@ private:
   CandidateChecks m_graceful_checks;
   const std::vector<CandidateChecks::Entry>* m_graceful = nullptr; // this step's, when valid
   std::uint64_t m_queue_version = 0; // changes with m_queue (CandidateChecks::refresh)
-  std::vector<Candidate> m_candidates;           // the running method's (reused across steps)
+  std::vector<Candidate> m_candidates;           // consolidation's (reused across steps)
+  // Emptiness's and drift's, which list few nodes: apart, so that consolidation's list keeps its
+  // elements from step to step (shrinking it would free every pod list it holds).
+  std::vector<Candidate> m_few_candidates;
   std::vector<Candidate> m_validation_candidates; // validate()'s
   bool m_v113 = false;                           // settings.karpenter.version is 1.13
   bool m_graceful_checks_valid = false;
@@ -511,7 +514,7 @@ Outcome DisruptionController::run_method(Method m)
 
 Outcome DisruptionController::emptiness()
 {
-  auto& cands = m_candidates;
+  auto& cands = m_few_candidates;
   candidates(Method::emptiness, cands);
   if (cands.empty() || is_consolidated(Method::emptiness)) {
     return Outcome::nothing;
@@ -546,7 +549,7 @@ Outcome DisruptionController::emptiness()
 
 Outcome DisruptionController::drift()
 {
-  auto& cands = m_candidates;
+  auto& cands = m_few_candidates;
   candidates(Method::drift, cands);
   if (cands.empty()) {
     return Outcome::nothing;

@@ -76,14 +76,14 @@ class PodList
 public:
   PodList() = default;
   explicit PodList(std::vector<cluster::PodIndex> pods)
-      : m_pods(std::make_shared<const std::vector<cluster::PodIndex>>(std::move(pods))), m_size(m_pods->size())
+      : m_pods(std::make_shared<const std::vector<cluster::PodIndex>>(std::move(pods))), m_data(m_pods->data()),
+        m_size(m_pods->size())
   {
   }
 
-  [[nodiscard]] std::span<const cluster::PodIndex> span() const
-  {
-    return m_pods ? std::span<const cluster::PodIndex>(*m_pods) : std::span<const cluster::PodIndex>();
-  }
+  // (From the pointer kept here: the shared vector's own header is far away, and most callers
+  // pass the span on without reading it.)
+  [[nodiscard]] std::span<const cluster::PodIndex> span() const { return {m_data, m_size}; }
   [[nodiscard]] auto begin() const { return span().begin(); }
   [[nodiscard]] auto end() const { return span().end(); }
   [[nodiscard]] std::size_t size() const { return m_size; } // without reading the list
@@ -99,6 +99,7 @@ public:
 
 private:
   std::shared_ptr<const std::vector<cluster::PodIndex>> m_pods;
+  const cluster::PodIndex* m_data = nullptr; // m_pods->data(): the list never changes
   std::size_t m_size = 0;
 };
 
