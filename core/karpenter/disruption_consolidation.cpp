@@ -248,7 +248,10 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     ctx.scratch.pods_begin_with_pending = true;
   }
   in.pods_start_with_pending = true;
-  in.options.consolidation_simulation = consolidation && !is_v113(ctx.version);
+  if (!ctx.scratch.v113) {
+    ctx.scratch.v113 = is_v113(ctx.version);
+  }
+  in.options.consolidation_simulation = consolidation && !*ctx.scratch.v113;
   // Consolidation reads the options only and rebuilds the requirement from those it keeps.
   in.options.omit_instance_type_requirement = consolidation;
   in.options.sketch_claims = sketch;

@@ -66,6 +66,7 @@ struct SimulationContext
     bool pods_begin_with_pending = false; // input->pods still starts with the cluster's pending pods
     std::vector<cluster::NodeIndex> candidates;
     std::vector<cluster::PodIndex> from_deleting;
+    std::optional<bool> v113;             // is_v113(version), once per context
     bool after_listed = false;            // `after` holds deleting_pods' pods
     std::vector<cluster::PodIndex> after; // for remembered_stop_holds
   };

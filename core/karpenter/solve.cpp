@@ -1223,6 +1223,10 @@ struct SolveScratch
   std::vector<cluster::PodIndex> before; // veto_still_holds: other pods queued before the stop pod
   std::vector<cluster::PodIndex> rebased; // rebase_veto: the candidate's pods of the solve
   std::vector<ReplayPod> replay_queue;   // replay_not_ready
+  std::vector<PoolTypes*> pool_types;
+  std::vector<model::ResourceId> dims;
+  std::vector<TypeSet> spot_room;
+  std::vector<Placement> placements;
 };
 
 // The thread's scratch, or a new `fallback` when a solve on this thread is already using it
@@ -1240,6 +1244,9 @@ SolveScratch& acquire_scratch(std::unique_ptr<SolveScratch>& fallback)
   s.excluded.clear();
   s.undo.clear();
   s.claim_order.clear();
+  s.pool_types.clear();
+  s.dims.clear();
+  s.placements.clear();
   return s;
 }
 
@@ -1248,9 +1255,10 @@ class Scheduler
 public:
   Scheduler(const SolveInput& input, SolveCache::Impl& cache)
     : m_input(input), m_cluster(*input.cluster), m_cache(cache), m_in(cache.in), m_scratch(acquire_scratch(m_own_scratch)),
-      m_pods(m_scratch.pods), m_batch(m_scratch.batch), m_templates(cache.templates.list), m_limits(m_scratch.limits),
-      m_excluded(m_scratch.excluded), m_undo(m_scratch.undo), m_claims(m_scratch.claims),
-      m_claim_order(m_scratch.claim_order)
+      m_pool_types(m_scratch.pool_types), m_dims(m_scratch.dims), m_pods(m_scratch.pods), m_batch(m_scratch.batch),
+      m_templates(cache.templates.list), m_limits(m_scratch.limits), m_excluded(m_scratch.excluded),
+      m_undo(m_scratch.undo), m_claims(m_scratch.claims), m_claim_order(m_scratch.claim_order),
+      m_placements(m_scratch.placements), m_spot_room(m_scratch.spot_room)
   {
   }
 
@@ -1380,14 +1388,14 @@ private:
   SolveCache::Impl& m_cache;
   Interner& m_in;
 
-  std::vector<PoolTypes*> m_pool_types; // by input pool
   bool m_tolerate_pns = false;
   bool m_veto_changed = false; // the candidate's entry changed (veto_still_holds, rebase_veto)
-  std::vector<model::ResourceId> m_dims;
   bool m_any_host_ports = false;
 
   std::unique_ptr<SolveScratch> m_own_scratch; // made only when the thread's scratch is taken
   SolveScratch& m_scratch;
+  std::vector<PoolTypes*>& m_pool_types; // by input pool
+  std::vector<model::ResourceId>& m_dims;
   std::vector<QueuedPod>& m_pods;
   std::vector<cluster::PodIndex>& m_batch; // sorted pod indices of the batch
   std::vector<PodError> m_invalid;
@@ -1423,12 +1431,12 @@ private:
   std::unordered_map<const model::PodSpec*, SpecTopo> m_spec_topo;
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> m_running; // bound pods outside the batch
 
-  std::vector<Placement> m_placements;
+  std::vector<Placement>& m_placements; // (most consolidation solves stop: no result is made)
   std::uint64_t m_version = 0; // bumps on every placement (failure memo validity)
   bool m_zone_only = false; // stop_on_delete_veto and narrowed_by_zone_only()
   // Per template: the options with room for every pod of this solve, in DaemonSet groups
   // without host ports (set with m_zone_only).
-  std::vector<TypeSet> m_spot_room;
+  std::vector<TypeSet>& m_spot_room;
   bool m_stopped = false;
   // Every pod placed so far went as written (first variant, no requirement narrowed) to an
   // existing node, and none has failed (remember_not_ready).
@@ -4333,7 +4341,7 @@ SolveResult Scheduler::run()
     out.stopped = true;
     return out;
   }
-  out.existing = std::move(m_placements);
+  out.existing.assign(m_placements.begin(), m_placements.end());
   finalize(out);
   for (std::size_t i = 0; i < m_pods.size(); ++i) {
     if (failed[i]) {

@@ -2280,11 +2280,17 @@ struct KubeScheduler::State
     tried[p] = {g.retry_on_any_change ? gen_any : gen_capacity, cluster->pod(p).pending_since};
   }
 
+  using PassKey = std::tuple<std::int32_t, SimTime, PodIndex>; // (-priority, pending_since, index)
+  // Buffers a pass borrows (a week runs hundreds of thousands of passes; a pass that binds
+  // through a callback that places again finds them taken and makes its own).
+  std::vector<PassKey> spare_queue;
+  std::vector<PodIndex> spare_pods; // KubeScheduler::place's and bind_pending's copy of the pods
+
   void pass(const cluster::Cluster& c, std::span<const PodIndex> candidates, const BindFn& bind)
   {
     sync(c);
-    using Key = std::tuple<std::int32_t, SimTime, PodIndex>; // (-priority, pending_since, index)
-    std::vector<Key> queue;
+    std::vector<PassKey> queue = std::move(spare_queue);
+    queue.clear();
     queue.reserve(candidates.size());
     for (const auto p : candidates) {
       if (p < c.pods().size() && should_try(p)) {
@@ -2322,6 +2328,16 @@ struct KubeScheduler::State
       bind(p, node);
       sync(c);
     }
+    spare_queue = std::move(queue);
+  }
+
+  // pass() over a copy of `pods` (they may be the cluster's pending list, which binding changes).
+  void pass_over_copy(const cluster::Cluster& c, std::span<const PodIndex> pods, const BindFn& bind)
+  {
+    std::vector<PodIndex> copy = std::move(spare_pods);
+    copy.assign(pods.begin(), pods.end());
+    pass(c, copy, bind);
+    spare_pods = std::move(copy);
   }
 };
 
@@ -2341,8 +2357,7 @@ const SchedulerConfig& KubeScheduler::config() const
 std::vector<Binding> KubeScheduler::bind_pending(cluster::Cluster& cluster, SimTime now, const BindFn& on_bound)
 {
   std::vector<Binding> out;
-  const std::vector<PodIndex> pending = cluster.pending();
-  m_state->pass(cluster, pending, [&](PodIndex pod, NodeIndex node) {
+  m_state->pass_over_copy(cluster, cluster.pending(), [&](PodIndex pod, NodeIndex node) {
     cluster.bind(pod, node, now);
     out.push_back({pod, node});
     if (on_bound) {
@@ -2355,8 +2370,7 @@ std::vector<Binding> KubeScheduler::bind_pending(cluster::Cluster& cluster, SimT
 void KubeScheduler::place(const cluster::Cluster& cluster, std::span<const cluster::PodIndex> candidates,
                           const BindFn& bind)
 {
-  const std::vector<PodIndex> copy(candidates.begin(), candidates.end());
-  m_state->pass(cluster, copy, bind);
+  m_state->pass_over_copy(cluster, candidates, bind);
 }
 
 bool KubeScheduler::feasible(const cluster::Cluster& cluster, const model::Pod& pod, cluster::NodeIndex node)
