@@ -254,9 +254,10 @@ PodFacts facts_of(const cluster::PodState& ps)
 
 void set_list(CandidateMemo& m, const cluster::NodeState& node)
 {
-  std::vector<PodIndex> sorted(node.pods.begin(), node.pods.end());
+  thread_local std::vector<PodIndex> sorted; // (the list copies it)
+  sorted.assign(node.pods.begin(), node.pods.end());
   std::sort(sorted.begin(), sorted.end());
-  m.reschedulable = PodList(std::move(sorted));
+  m.reschedulable = PodList(sorted);
   m.list_current = true;
 }
 

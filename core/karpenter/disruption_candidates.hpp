@@ -75,10 +75,12 @@ class PodList
 {
 public:
   PodList() = default;
-  explicit PodList(std::vector<cluster::PodIndex> pods)
-      : m_pods(std::make_shared<const std::vector<cluster::PodIndex>>(std::move(pods))), m_data(m_pods->data()),
-        m_size(m_pods->size())
+  // A copy of `pods` in one allocation with its count of owners.
+  explicit PodList(std::span<const cluster::PodIndex> pods)
+      : m_pods(std::make_shared_for_overwrite<cluster::PodIndex[]>(pods.size())), m_data(m_pods.get()),
+        m_size(pods.size())
   {
+    std::copy(pods.begin(), pods.end(), m_pods.get());
   }
 
   // (From the pointer kept here: the shared vector's own header is far away, and most callers
@@ -89,7 +91,7 @@ public:
   [[nodiscard]] std::size_t size() const { return m_size; } // without reading the list
   [[nodiscard]] bool empty() const { return size() == 0; }
   [[nodiscard]] bool operator==(const PodList& o) const { return std::ranges::equal(span(), o.span()); }
-  // Loads the shared list's header (next to its count of owners) ahead of a copy.
+  // Loads the list ahead of a copy (its count of owners sits just before it, in the same block).
   void prefetch() const
   {
     if (m_pods) {
@@ -98,8 +100,8 @@ public:
   }
 
 private:
-  std::shared_ptr<const std::vector<cluster::PodIndex>> m_pods;
-  const cluster::PodIndex* m_data = nullptr; // m_pods->data(): the list never changes
+  std::shared_ptr<cluster::PodIndex[]> m_pods; // written once, by the constructor
+  const cluster::PodIndex* m_data = nullptr;   // m_pods.get()
   std::size_t m_size = 0;
 };
 

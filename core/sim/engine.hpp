@@ -108,6 +108,7 @@ private:
   std::vector<cluster::PodIndex> m_workload_pod; // workload index -> pod index
   std::vector<std::uint32_t> m_pod_generation;
   std::vector<cluster::PodIndex> m_to_try; // pods kube-scheduler should (re)try
+  std::vector<cluster::PodIndex> m_spare_candidates; // bind_pending's list, kept for its room
   // Node indices by name (for pods bound through spec.nodeName), for the first *_count nodes.
   std::unordered_map<std::string, std::vector<cluster::NodeIndex>> m_nodes_by_name;
   std::size_t m_nodes_by_name_count = 0;
