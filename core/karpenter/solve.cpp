@@ -37,6 +37,15 @@ namespace capsim::karpenter {
 // ---------------------------------------------------------------------------------------------
 // Cache kept between solves.
 
+// A DaemonSet as solves read it: strict requirement alternatives (one per starting required
+// term).
+struct Daemon
+{
+  const model::PodSpec* spec = nullptr;
+  model::Resources requests;
+  std::vector<ReqSet> strict; // strict[i]: nodeSelector ∧ requiredTerms[i] (or just nodeSelector)
+};
+
 struct DsGroup
 {
   model::Resources overhead;
@@ -920,6 +929,12 @@ struct SolveCache::Impl
   }
   std::size_t nodes_pruned_at = 0;
 
+  // The DaemonSets as solves read them, made for the last list asked for (a solve asks on every
+  // run; building the requirements again interned every label each time). The specs are held.
+  [[nodiscard]] std::shared_ptr<const std::vector<Daemon>> prepared_daemons(const std::vector<model::PodSpecPtr>& daemon_sets);
+  std::vector<model::PodSpecPtr> prepared_daemon_specs;
+  std::shared_ptr<const std::vector<Daemon>> prepared_daemon_list;
+
   // Scheduler::prepare_pools for `input`: each pool's types with their current availability
   // (into `out`), the pools observed; whether a pool has a PreferNoSchedule taint.
   bool prepare_pools(const SolveInput& input, std::vector<PoolTypes*>& out);
@@ -1074,6 +1089,42 @@ model::Resources spec_requests(const model::PodSpec& spec)
   r[model::k_pods] = 1;
   return r;
 }
+
+} // namespace
+
+std::shared_ptr<const std::vector<Daemon>> SolveCache::Impl::prepared_daemons(const std::vector<model::PodSpecPtr>& daemon_sets)
+{
+  if (prepared_daemon_list && prepared_daemon_specs == daemon_sets) { // (shared_ptr ==: the same specs)
+    return prepared_daemon_list;
+  }
+  auto list = std::make_shared<std::vector<Daemon>>();
+  for (const auto& ds : daemon_sets) {
+    Daemon d;
+    d.spec = ds.get();
+    d.requests = spec_requests(*ds);
+    ReqSet ns;
+    for (const auto& [k, v] : ds->node_selector) {
+      ns.add(make_in(in.key(normalized_label(k)), in.value(v)), in);
+    }
+    if (ds->required_node_affinity.empty()) {
+      d.strict.push_back(ns);
+    } else {
+      for (const auto& term : ds->required_node_affinity) {
+        ReqSet s = ns;
+        for (const auto& r : term.requirements) {
+          s.add(to_req(r, in), in);
+        }
+        d.strict.push_back(std::move(s));
+      }
+    }
+    list->push_back(std::move(d));
+  }
+  prepared_daemon_specs = daemon_sets;
+  prepared_daemon_list = std::move(list);
+  return prepared_daemon_list;
+}
+
+namespace {
 
 std::string taint_string(const model::Taint& t)
 {
@@ -1400,14 +1451,15 @@ private:
   std::vector<cluster::PodIndex>& m_batch; // sorted pod indices of the batch
   std::vector<PodError> m_invalid;
 
-  // DaemonSets: strict requirement alternatives (one per starting required term).
-  struct Daemon
+  // The input's DaemonSets, as the cache prepared them (empty until prepare_pods; held: a solve
+  // of other DaemonSets on the same cache may replace the cache's list meanwhile).
+  std::shared_ptr<const std::vector<Daemon>> m_daemon_list = k_no_daemons();
+  const std::vector<Daemon>* m_daemons = m_daemon_list.get();
+  static const std::shared_ptr<const std::vector<Daemon>>& k_no_daemons()
   {
-    const model::PodSpec* spec = nullptr;
-    model::Resources requests;
-    std::vector<ReqSet> strict; // strict[i]: nodeSelector ∧ requiredTerms[i] (or just nodeSelector)
-  };
-  std::vector<Daemon> m_daemons;
+    static const auto none = std::make_shared<const std::vector<Daemon>>();
+    return none;
+  }
 
   std::vector<Template>& m_templates; // weight order; the cache's, used in place
   std::vector<TemplateLimits>& m_limits; // per template
@@ -1527,29 +1579,12 @@ void Scheduler::prepare_pods()
     }
   }
   std::sort(m_batch.begin(), m_batch.end());
-  for (const auto& ds : m_input.daemon_sets) {
-    Daemon d;
-    d.spec = ds.get();
-    d.requests = spec_requests(*ds);
-    ReqSet ns;
-    for (const auto& [k, v] : ds->node_selector) {
-      ns.add(make_in(m_in.key(normalized_label(k)), m_in.value(v)), m_in);
-    }
-    if (ds->required_node_affinity.empty()) {
-      d.strict.push_back(ns);
-    } else {
-      for (const auto& term : ds->required_node_affinity) {
-        ReqSet s = ns;
-        for (const auto& r : term.requirements) {
-          s.add(to_req(r, m_in), m_in);
-        }
-        d.strict.push_back(std::move(s));
-      }
-    }
+  m_daemon_list = m_cache.prepared_daemons(m_input.daemon_sets);
+  m_daemons = m_daemon_list.get();
+  for (const auto& d : *m_daemons) {
     for (std::size_t i = 0; i < model::k_max_resources; ++i) {
       used[i] = used[i] || d.requests.v[i] != 0;
     }
-    m_daemons.push_back(std::move(d));
   }
   for (std::size_t d = 0; d < model::k_max_resources; ++d) {
     if (used[d]) {
@@ -1560,7 +1595,7 @@ void Scheduler::prepare_pods()
 
 bool Scheduler::daemon_compatible_with_template(std::size_t ds, const Template& t, const TypeInfo& type) const
 {
-  const auto& d = m_daemons[ds];
+  const auto& d = (*m_daemons)[ds];
   // A DaemonSet pod is not held back by PreferNoSchedule taints.
   if (!model::tolerates_all(d.spec->tolerations, t.pool->taints, true)) {
     return false;
@@ -1578,8 +1613,8 @@ const SolveCache::Impl::DaemonSignatures& Scheduler::daemon_signatures(std::size
 {
   auto& sigs = m_cache.pools[pool_input].daemon_signatures;
   std::vector<const model::PodSpec*> daemons;
-  daemons.reserve(m_daemons.size());
-  for (const auto& d : m_daemons) {
+  daemons.reserve(m_daemons->size());
+  for (const auto& d : *m_daemons) {
     daemons.push_back(d.spec);
   }
   if (sigs.pool == t.pool && sigs.daemons == daemons && sigs.of_type.size() == t.types->size()) {
@@ -1590,8 +1625,8 @@ const SolveCache::Impl::DaemonSignatures& Scheduler::daemon_signatures(std::size
   sigs.daemons = std::move(daemons);
   std::map<std::vector<bool>, std::int32_t> ids;
   for (std::size_t ti = 0; ti < t.types->size(); ++ti) {
-    std::vector<bool> key(m_daemons.size());
-    for (std::size_t d = 0; d < m_daemons.size(); ++d) {
+    std::vector<bool> key(m_daemons->size());
+    for (std::size_t d = 0; d < m_daemons->size(); ++d) {
       key[d] = daemon_compatible_with_template(d, t, t.types->types()[ti]);
     }
     const auto [it, inserted] = ids.try_emplace(key, static_cast<std::int32_t>(sigs.keys.size()));
@@ -1738,18 +1773,18 @@ void Scheduler::build_templates()
         group_of_signature[sig] = static_cast<std::int32_t>(t.groups.size());
         const auto& key = signatures.keys[sig];
         DsGroup g;
-        for (std::size_t d = 0; d < m_daemons.size(); ++d) {
+        for (std::size_t d = 0; d < m_daemons->size(); ++d) {
           if (!key[d]) {
             continue;
           }
           g.empty = false;
-          g.overhead += m_daemons[d].requests;
+          g.overhead += (*m_daemons)[d].requests;
           for (std::size_t r = 0; r < model::k_max_resources; ++r) {
-            if (m_daemons[d].requests.v[r] != 0) {
+            if ((*m_daemons)[d].requests.v[r] != 0) {
               g.present |= std::uint32_t{1} << r;
             }
           }
-          const auto& ports = m_daemons[d].spec->host_ports;
+          const auto& ports = (*m_daemons)[d].spec->host_ports;
           g.host_ports.insert(g.host_ports.end(), ports.begin(), ports.end());
         }
         t.groups.push_back(std::move(g));
@@ -1918,7 +1953,7 @@ ExistingNode Scheduler::make_existing(cluster::NodeIndex i) const
     });
   }
   model::Resources daemons;
-  for (const auto& d : m_daemons) {
+  for (const auto& d : *m_daemons) {
     if (!model::tolerates_all(d.spec->tolerations, e.taints, false)) {
       continue;
     }
@@ -2129,7 +2164,7 @@ void Scheduler::build_snapshot(bool reuse)
   snap.epoch = m_cluster.node_epoch();
   snap.bindings = m_cluster.binding_log().size();
   snap.pools_generation = m_cache.pools_generation;
-  for (const auto& d : m_daemons) {
+  for (const auto& d : *m_daemons) {
     snap.daemons.push_back(d.spec);
   }
   snap.host_ports = m_any_host_ports;

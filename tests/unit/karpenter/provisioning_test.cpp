@@ -196,6 +196,38 @@ TEST_CASE("should account for daemonsets", "[karpenter][provisioning][daemonsets
   CHECK(round.result.claims[0].requests.pods() == 2);
 }
 
+TEST_CASE("A solve cache kept across changes of the DaemonSets answers as a fresh one",
+          "[karpenter][provisioning][daemonsets]")
+{
+  // The cache keeps the DaemonSets' requirements for the last list it saw: a new list, a list
+  // with one more, and the first list again must each be read anew.
+  Env env;
+  env.node_pool();
+  const auto pod = env.pod(cpu_mem(1000, 1 * k_gi));
+  (void)pod;
+  const auto claim_cpu = [&]() {
+    const SolveResult kept = solve(env.input());
+    SolveInput fresh_input = env.input();
+    fresh_input.cache = nullptr;
+    const SolveResult fresh = solve(fresh_input);
+    check_same(kept, fresh);
+    REQUIRE(kept.claims.size() == 1);
+    return kept.claims[0].requests.cpu();
+  };
+  CHECK(claim_cpu() == 1000);
+  env.daemon_set(cpu_mem(2000, 2 * k_gi));
+  const auto first = env.daemon_sets;
+  CHECK(claim_cpu() == 3000);
+  PodOptions other = cpu_mem(500, 1 * k_gi);
+  other.node_selector = {{"example.com/none", "x"}}; // no type of the pool has the label
+  env.daemon_set(other);
+  CHECK(claim_cpu() == 3000);
+  env.daemon_sets = {env.spec(cpu_mem(700, 1 * k_gi))};
+  CHECK(claim_cpu() == 1700);
+  env.daemon_sets = first;
+  CHECK(claim_cpu() == 3000);
+}
+
 TEST_CASE("should account for daemonset hostports", "[karpenter][provisioning][daemonsets]")
 {
   Env env;
