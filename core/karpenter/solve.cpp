@@ -46,6 +46,8 @@ struct Daemon
   std::vector<ReqSet> strict; // strict[i]: nodeSelector ∧ requiredTerms[i] (or just nodeSelector)
 };
 
+const std::vector<Daemon> k_no_daemons;
+
 struct DsGroup
 {
   model::Resources overhead;
@@ -1451,15 +1453,10 @@ private:
   std::vector<cluster::PodIndex>& m_batch; // sorted pod indices of the batch
   std::vector<PodError> m_invalid;
 
-  // The input's DaemonSets, as the cache prepared them (empty until prepare_pods; held: a solve
-  // of other DaemonSets on the same cache may replace the cache's list meanwhile).
-  std::shared_ptr<const std::vector<Daemon>> m_daemon_list = k_no_daemons();
-  const std::vector<Daemon>* m_daemons = m_daemon_list.get();
-  static const std::shared_ptr<const std::vector<Daemon>>& k_no_daemons()
-  {
-    static const auto none = std::make_shared<const std::vector<Daemon>>();
-    return none;
-  }
+  // The input's DaemonSets, as the cache prepared them (none until prepare_pods). The list is
+  // held: a solve of other DaemonSets on the same cache may replace the cache's meanwhile.
+  std::shared_ptr<const std::vector<Daemon>> m_daemon_list;
+  const std::vector<Daemon>* m_daemons = &k_no_daemons;
 
   std::vector<Template>& m_templates; // weight order; the cache's, used in place
   std::vector<TemplateLimits>& m_limits; // per template
