@@ -29,3 +29,8 @@ add_test(NAME cli.preview.malformed
     --pods ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/preview/pods.json
     --nodepools ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/preview/nodepools.yaml)
 set_tests_properties(cli.preview.malformed PROPERTIES WILL_FAIL TRUE)
+
+# capsim's restart with glibc's heap on huge pages changes nothing a user sees (cli/main.cpp).
+add_test(NAME cli.restart_huge_pages
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/restart_test.sh $<TARGET_FILE:capsim>
+    ${PROJECT_SOURCE_DIR}/scenarios/quickstart.yaml)

@@ -296,12 +296,17 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
       topts.referenced_from = t.location;
       auto rows = read_trace(t.path, *format, topts);
       check_size(pods.size() + rows.size(), t.location);
+      const auto beyond = [horizon](const model::Pod& p) { return horizon > 0 && p.arrival >= horizon; };
+      if (pods.empty()) { // the common case, a workload that is one trace: taken as read, not moved row by row
+        pods = std::move(rows);
+        pods.erase(std::remove_if(pods.begin(), pods.end(), beyond), pods.end());
+        continue;
+      }
       pods.reserve(pods.size() + rows.size());
       for (auto& p : rows) {
-        if (horizon > 0 && p.arrival >= horizon) {
-          continue;
+        if (!beyond(p)) {
+          pods.push_back(std::move(p));
         }
-        pods.push_back(std::move(p));
       }
     }
   }

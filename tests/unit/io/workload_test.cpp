@@ -97,6 +97,39 @@ TEST_CASE("workload: traces are read relative to the scenario", "[io][workload][
   CHECK(io::expand_workload(s, {.horizon = std::nullopt, .read_traces = false}).empty());
 }
 
+TEST_CASE("workload: a trace's rows from the horizon on are left out, alone or after other pods",
+          "[io][workload][trace]")
+{
+  auto s = io::load_scenario(std::string(CAPSIM_SOURCE_DIR) + "/scenarios/trace-replay.yaml");
+  const auto all = io::expand_workload(s, {.horizon = 1000 * k_hour, .read_traces = true});
+  REQUIRE(all.size() == 157);
+  const SimTime horizon = all[100].arrival;
+  std::vector<std::string> expected;
+  for (const auto& p : all) {
+    if (p.arrival < horizon) {
+      expected.push_back(p.name);
+    }
+  }
+  REQUIRE(expected.size() >= 100);
+  REQUIRE(expected.size() < all.size());
+  const auto names = [](const std::vector<model::Pod>& pods) {
+    std::vector<std::string> out;
+    for (const auto& p : pods) {
+      out.push_back(p.name);
+    }
+    return out;
+  };
+  CHECK(names(io::expand_workload(s, {.horizon = horizon, .read_traces = true})) == expected);
+
+  // With a bare pod before it, the trace's rows follow it, cut the same way.
+  model::Pod bare;
+  bare.name = "bare";
+  bare.spec = s.find_template("batch");
+  s.pods.push_back(bare);
+  expected.insert(expected.begin(), "bare");
+  CHECK(names(io::expand_workload(s, {.horizon = horizon, .read_traces = true})) == expected);
+}
+
 TEST_CASE("workload: diurnal replicas follow the sinusoid every minute", "[io][workload][generator]")
 {
   const auto s = scenario("  duration: 24h\n  workload:\n    generators:\n"
