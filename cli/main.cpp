@@ -18,7 +18,6 @@
 #include <string>
 #endif
 
-// Exit codes (SPEC §6): 0 ok; 1 `check` found a regression; 2 bad input or usage; 3 internal error.
 namespace {
 
 #if defined(__GLIBC__) && defined(__linux__)
@@ -60,6 +59,7 @@ void restart_with_huge_pages(char** argv)
 
 } // namespace
 
+// Exit codes (SPEC §6): 0 ok; 1 `check` found a regression; 2 bad input or usage; 3 internal error.
 int main(int argc, char** argv)
 {
 #if defined(__GLIBC__) && defined(__linux__)
