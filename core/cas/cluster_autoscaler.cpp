@@ -875,13 +875,20 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
   }
   m_removal_sim.drop_old_hints();
 
-  // Unneeded nodes keep their first-seen time while they stay unneeded.
-  std::map<NodeIndex, SimTime> unneeded;
+  // Unneeded nodes keep their first-seen time while they stay unneeded; the others are forgotten.
+  // (In place: most stay unneeded from loop to loop.)
+  auto& still = m_still_unneeded;
+  still.clear();
   for (const auto& r : removable) {
-    auto it = m_unneeded_since.find(r.node);
-    unneeded[r.node] = it == m_unneeded_since.end() ? now : it->second;
+    still.push_back(r.node);
   }
-  m_unneeded_since = std::move(unneeded);
+  std::sort(still.begin(), still.end());
+  for (auto it = m_unneeded_since.begin(); it != m_unneeded_since.end();) {
+    it = std::binary_search(still.begin(), still.end(), it->first) ? std::next(it) : m_unneeded_since.erase(it);
+  }
+  for (const auto& r : removable) {
+    m_unneeded_since.try_emplace(r.node, now);
+  }
   if (cooldown || removable.empty()) {
     return false;
   }

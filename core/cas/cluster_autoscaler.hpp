@@ -151,6 +151,7 @@ private:
   SimTime m_last_delete = -1;
   SimTime m_last_refresh = -1;
   std::map<cluster::NodeIndex, SimTime> m_unneeded_since;
+  std::vector<cluster::NodeIndex> m_still_unneeded; // scale_down's scratch: this loop's unneeded nodes
   std::map<cluster::NodeIndex, SimTime> m_unremovable_until;
   std::map<cluster::NodeIndex, bool> m_deleting; // CA deletions in flight -> needed a drain
   std::vector<std::string> m_warnings;

@@ -58,7 +58,7 @@ void Snapshot::clear()
     m_spare_pod_lists.push_back(n.pods.release());
   }
   m_nodes.clear();
-  m_owned.clear();
+  m_owned_used = 0;
   m_by_name.clear();
   m_by_name_valid = false;
   m_log.clear();
@@ -130,13 +130,16 @@ void Snapshot::refresh_node(std::size_t i, SnapNode node, bool may_have_anti_aff
 std::size_t Snapshot::add_copy(const cluster::NodeState& state, const std::string& name,
                                const model::Resources& requested, std::int32_t group)
 {
-  cluster::NodeState copy = state;
+  if (m_owned_used == m_owned.size()) {
+    m_owned.emplace_back();
+  }
+  cluster::NodeState& copy = m_owned[m_owned_used++];
+  copy = state; // assigned: the slot's strings, maps and lists are reused
   copy.name = name;
   copy.labels[std::string(model::labels::k_hostname)] = name;
   copy.pods.clear();
-  m_owned.push_back(std::move(copy));
   SnapNode n;
-  n.state = &m_owned.back();
+  n.state = &copy;
   n.requested = requested;
   n.group = group;
   const std::size_t i = add_node(std::move(n));
@@ -205,7 +208,7 @@ void Snapshot::revert(std::size_t mark)
       }
       m_nodes.pop_back();
       if (op.owned) {
-        m_owned.pop_back();
+        --m_owned_used;
       }
       break;
     }

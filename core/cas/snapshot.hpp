@@ -180,7 +180,10 @@ private:
   [[nodiscard]] std::size_t name_hash(std::size_t node) const;
 
   std::vector<SnapNode> m_nodes;
-  std::deque<cluster::NodeState> m_owned; // template copies (stable addresses)
+  // Template copies (stable addresses). The first m_owned_used are in use; the others keep their
+  // buffers for the next copies (every loop copies each upcoming node's template again).
+  std::deque<cluster::NodeState> m_owned;
+  std::size_t m_owned_used = 0;
   mutable std::vector<NameSlot> m_by_name; // size a power of two, at least twice the entries
   mutable std::size_t m_names_used = 0;    // slots not free (entries and erased ones)
   mutable bool m_by_name_valid = false;

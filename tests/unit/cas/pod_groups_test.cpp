@@ -361,6 +361,44 @@ TEST_CASE("snapshot: names stay found while the table grows and reverted names a
   }
 }
 
+TEST_CASE("snapshot: a template copy made after a revert or clear is the new template's alone", "[cas][snapshot]")
+{
+  // The snapshot keeps its reverted copies' buffers for the next ones: nothing of the old
+  // template may show through (labels, taints, pods, name).
+  auto big = node_state("big", 8000, 32);
+  big.labels["team"] = "a";
+  big.labels["size"] = "big";
+  big.taints.push_back({"dedicated", "a", model::TaintEffect::no_schedule});
+  big.pods = {7, 8};
+  auto small = node_state("small", 1000, 2);
+  small.labels["team"] = "b";
+  for (const bool by_clear : {false, true}) {
+    Snapshot s;
+    const auto mark = s.mark();
+    const auto first = s.add_copy(big, "ng-upcoming-0", {}, 0);
+    CHECK(s.node(first).state->labels.at("size") == "big");
+    CHECK(s.node(first).state->pods.empty());
+    if (by_clear) {
+      s.clear();
+    } else {
+      s.revert(mark);
+    }
+    const auto second = s.add_copy(small, "ng-upcoming-1", {}, 1);
+    const auto& copy = *s.node(second).state;
+    CHECK(copy.name == "ng-upcoming-1");
+    CHECK(copy.labels.at(std::string(model::labels::k_hostname)) == "ng-upcoming-1");
+    CHECK(copy.labels.at("team") == "b");
+    CHECK(copy.labels.count("size") == 0);
+    CHECK(copy.taints.empty());
+    CHECK(copy.pods.empty());
+    CHECK(copy.allocatable == small.allocatable);
+    CHECK(s.node(second).group == 1);
+    // The template itself is untouched.
+    CHECK(small.name == "small");
+    CHECK(small.labels.at(std::string(model::labels::k_hostname)) == "small");
+  }
+}
+
 TEST_CASE("snapshot: reverting a node added under a name in use keeps every other name found", "[cas][snapshot]")
 {
   // Seven names in a table of sixteen slots; under libstdc++'s string hash node-4, node-9,
