@@ -30,6 +30,16 @@ constexpr Duration k_poll = 10 * k_second; // pollingPeriod
 // What one method did in a loop.
 enum class Outcome : std::uint8_t { nothing, pending, started };
 
+// The candidate of a list of candidates or of pointers to them.
+const Candidate& deref(const Candidate& c)
+{
+  return c;
+}
+const Candidate& deref(const Candidate* c)
+{
+  return *c;
+}
+
 // The disruption controller's state between polls: consolidation state stamps, the command
 // waiting for validation, the orchestration queue and the --explain dedupe.
 class DisruptionController
@@ -70,14 +80,20 @@ private:
   Outcome single_node();
   std::optional<Command> first_n_consolidation(std::span<const Candidate> candidates, std::size_t max);
 
-  // GetCandidates for a method: eligible nodes that pass its ShouldDisrupt filter, into `out`
-  // (whose elements' buffers are reused). Records the reason a node is kept when it says
-  // something useful about this method.
-  void candidates(Method m, std::vector<Candidate>& out, bool record_keeps = true);
+  // GetCandidates for a graceful method (emptiness, consolidation): eligible nodes that pass its
+  // ShouldDisrupt filter, into `out` as pointers into this step's graceful answers (valid until
+  // they are refreshed: the next step, or a command started or abandoned). Records the reason a
+  // node is kept when it says something useful about this method.
+  void candidates(Method m, std::vector<const Candidate*>& out, bool record_keeps = true);
+  // Drift's, made anew as the eventual class (few nodes drift).
+  void drift_candidates(std::vector<Candidate>& out);
+  // Whether a node's answer is one of method m's candidates; records why not, as candidates() does.
+  bool admit(Method m, NodeIndex n, const CandidateCheck& check, bool record_keeps);
   bool should_disrupt(Method m, const Candidate& c, std::string* why); // why: the reason, when not null
   bool drifted(NodeIndex n);
   SimTime drift_time(NodeIndex n) const;
-  std::vector<PoolTotals> pool_totals(std::span<const Candidate> candidates) const;
+  template <typename Element>
+  std::vector<PoolTotals> pool_totals(std::span<const Element> candidates) const;
   bool any_balanced() const;
 
   // Validation (validation.go) and orchestration (queue.go).
@@ -98,6 +114,7 @@ private:
   [[nodiscard]] sim::DeleteReason delete_reason(const Command& cmd) const;
 
   [[nodiscard]] SimulationContext sim_context();
+  [[nodiscard]] CandidateContext candidate_context();
   // PodDisruptionBudget status, computed once per step when first needed.
   const PdbLimits* pdbs();
   [[nodiscard]] const model::Scenario& scenario() const { return m_ctl.scenario(); }
@@ -132,11 +149,12 @@ private:
   CandidateChecks m_graceful_checks;
   const std::vector<CandidateChecks::Entry>* m_graceful = nullptr; // this step's, when valid
   std::uint64_t m_queue_version = 0; // changes with m_queue (CandidateChecks::refresh)
-  std::vector<Candidate> m_candidates;           // consolidation's (reused across steps)
-  // Emptiness's and drift's, which list few nodes: apart, so that consolidation's list keeps its
-  // elements from step to step (shrinking it would free every pod list it holds).
-  std::vector<Candidate> m_few_candidates;
-  std::vector<Candidate> m_validation_candidates; // validate()'s
+  // The graceful methods' lists (pointers into m_graceful): consolidation's, emptiness's and
+  // validate()'s. Drift's are its own.
+  std::vector<const Candidate*> m_candidates;
+  std::vector<const Candidate*> m_empty_candidates;
+  std::vector<const Candidate*> m_validation_candidates;
+  std::vector<Candidate> m_drift_candidates;
   bool m_v113 = false;                           // settings.karpenter.version is 1.13
   bool m_graceful_checks_valid = false;
   // m_candidates holds multi-node's list, sorted and in that order: single-node's list in the same
@@ -387,7 +405,7 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
   return false;
 }
 
-void DisruptionController::candidates(Method m, std::vector<Candidate>& out, bool record_keeps)
+CandidateContext DisruptionController::candidate_context()
 {
   CandidateContext ctx;
   ctx.cluster = m_cluster;
@@ -398,46 +416,55 @@ void DisruptionController::candidates(Method m, std::vector<Candidate>& out, boo
   ctx.nominated_until = [this](NodeIndex n) { return nominated_until(n); };
   ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
   ctx.memo = &m_candidate_memo;
-  std::size_t count = 0;
-  const auto consider = [&](NodeIndex n, const CandidateCheck& check) {
-    if (!check.candidate) {
-      if (record_keeps && !check.blocked.empty()) {
-        keep(m, n, check.blocked);
-      }
-      return;
+  return ctx;
+}
+
+bool DisruptionController::admit(Method m, NodeIndex n, const CandidateCheck& check, bool record_keeps)
+{
+  if (!check.candidate) {
+    if (record_keeps && !check.blocked.empty()) {
+      keep(m, n, check.blocked);
     }
-    std::string why; // worked out only when it is recorded
-    if (!should_disrupt(m, *check.candidate, record_keeps && m_act->records_decisions() ? &why : nullptr)) {
-      if (record_keeps && !why.empty()) {
-        keep(m, n, why);
-      }
-      return;
-    }
-    if (count < out.size()) {
-      out[count] = *check.candidate; // copy-assigned: the element keeps its buffers
-    } else {
-      out.push_back(*check.candidate);
-    }
-    ++count;
-  };
-  if (m == Method::drift) {
-    for (const NodeIndex n : m_cluster->alive_node_indices()) {
-      // cheap filter first: most nodes are not drifted
-      if (m_cluster->node(n).owner == cluster::NodeOwner::node_pool && drifted(n)) {
-        consider(n, make_candidate(ctx, n, DisruptionClass::eventual));
-      }
-    }
-    out.resize(count);
-    return;
+    return false;
   }
+  std::string why; // worked out only when it is recorded
+  if (!should_disrupt(m, *check.candidate, record_keeps && m_act->records_decisions() ? &why : nullptr)) {
+    if (record_keeps && !why.empty()) {
+      keep(m, n, why);
+    }
+    return false;
+  }
+  return true;
+}
+
+void DisruptionController::candidates(Method m, std::vector<const Candidate*>& out, bool record_keeps)
+{
+  CAPSIM_CHECK(m != Method::drift, "disruption: drift's candidates are not the graceful answers");
   if (!m_graceful_checks_valid) {
-    m_graceful = &m_graceful_checks.refresh(ctx, m_queue_version);
+    m_graceful = &m_graceful_checks.refresh(candidate_context(), m_queue_version);
     m_graceful_checks_valid = true;
   }
+  out.clear();
   for (const auto& e : *m_graceful) {
-    consider(e.node, e.check);
+    if (admit(m, e.node, e.check, record_keeps)) {
+      out.push_back(&*e.check.candidate);
+    }
   }
-  out.resize(count);
+}
+
+void DisruptionController::drift_candidates(std::vector<Candidate>& out)
+{
+  const CandidateContext ctx = candidate_context();
+  out.clear();
+  for (const NodeIndex n : m_cluster->alive_node_indices()) {
+    // cheap filter first: most nodes are not drifted
+    if (m_cluster->node(n).owner == cluster::NodeOwner::node_pool && drifted(n)) {
+      CandidateCheck check = make_candidate(ctx, n, DisruptionClass::eventual);
+      if (admit(Method::drift, n, check, true)) {
+        out.push_back(std::move(*check.candidate));
+      }
+    }
+  }
 }
 
 bool DisruptionController::any_balanced() const
@@ -453,13 +480,15 @@ bool DisruptionController::any_balanced() const
   return false;
 }
 
-std::vector<PoolTotals> DisruptionController::pool_totals(std::span<const Candidate> candidates) const
+template <typename Element>
+std::vector<PoolTotals> DisruptionController::pool_totals(std::span<const Element> candidates) const
 {
   // computeNodePoolTotals: cost of every node of the pool (ClusterCost) and disruption cost of
   // every node (candidates' RescheduleDisruptionCost, 1 + positive eviction costs otherwise).
   std::vector<PoolTotals> totals(scenario().node_pools.size());
   std::vector<double> candidate_cost(m_cluster->nodes().size(), -1);
-  for (const auto& c : candidates) {
+  for (const auto& e : candidates) {
+    const Candidate& c = deref(e);
     candidate_cost[c.node] = c.reschedule_cost;
   }
   for (const NodeIndex n : m_cluster->alive_node_indices()) {
@@ -514,7 +543,7 @@ Outcome DisruptionController::run_method(Method m)
 
 Outcome DisruptionController::emptiness()
 {
-  auto& cands = m_few_candidates;
+  auto& cands = m_empty_candidates;
   candidates(Method::emptiness, cands);
   if (cands.empty() || is_consolidated(Method::emptiness)) {
     return Outcome::nothing;
@@ -523,7 +552,8 @@ Outcome DisruptionController::emptiness()
   sort_candidates(cands, version(), *m_cluster, &m_order);
   std::vector<Candidate> empty;
   bool constrained = false;
-  for (auto& c : cands) {
+  for (const Candidate* e : cands) {
+    const Candidate& c = *e;
     if (budget[c.pool] == 0) {
       constrained = true;
       keep(Method::emptiness, c.node,
@@ -549,8 +579,8 @@ Outcome DisruptionController::emptiness()
 
 Outcome DisruptionController::drift()
 {
-  auto& cands = m_few_candidates;
-  candidates(Method::drift, cands);
+  auto& cands = m_drift_candidates;
+  drift_candidates(cands);
   if (cands.empty()) {
     return Outcome::nothing;
   }
@@ -603,7 +633,7 @@ std::optional<Command> DisruptionController::first_n_consolidation(std::span<con
   };
   std::function<bool(const Command&)> approve;
   if (any_balanced()) {
-    approve = [this, totals = pool_totals(cands)](const Command& cmd) {
+    approve = [this, totals = pool_totals<Candidate>(cands)](const Command& cmd) {
       return balanced_approves(cmd, scenario(), totals, nullptr);
     };
   }
@@ -620,38 +650,32 @@ Outcome DisruptionController::multi_node()
   }
   auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
   sort_candidates(cands, version(), *m_cluster, &m_order);
-  // The disruptable candidates, in order: moved to the front (swapped: elements keep buffers),
-  // or, when single-node may take the sorted list as it is, the first of them copied out (the
-  // search reads no more than one past its maximum, and only the balanced policy's totals read
-  // the rest).
+  // The disruptable candidates, in order, copied out: the first of them only (the search reads no
+  // more than one past its maximum), unless the balanced policy's totals read them all or
+  // single-node records why nodes are kept (it then lists its own candidates).
   const bool keep_sorted = !m_act->records_decisions() && !any_balanced();
   auto& batch = m_multi_batch;
   std::size_t kept = 0;
   bool constrained = false;
-  for (auto& c : cands) {
-    if (budget[c.pool] == 0) {
+  for (const Candidate* c : cands) {
+    if (budget[c->pool] == 0) {
       constrained = true;
       continue;
     }
-    --budget[c.pool];
-    if (!keep_sorted) {
-      std::swap(cands[kept], c);
-    } else if (kept <= k_multi_node_max_candidates) {
+    --budget[c->pool];
+    if (!keep_sorted || kept <= k_multi_node_max_candidates) {
       if (kept < batch.size()) {
-        batch[kept] = c; // copy-assigned: the element keeps its buffers
+        batch[kept] = *c; // copy-assigned: the element keeps its buffers
       } else {
-        batch.push_back(c);
+        batch.push_back(*c);
       }
     }
     ++kept;
   }
   const std::size_t max_parallel = std::min(kept, k_multi_node_max_candidates);
-  if (keep_sorted) {
-    batch.resize(std::min(kept, k_multi_node_max_candidates + 1));
-  }
-  const auto disruptable = keep_sorted ? std::span<const Candidate>(batch) : std::span<const Candidate>(cands).first(kept);
+  batch.resize(keep_sorted ? std::min(kept, k_multi_node_max_candidates + 1) : kept);
   m_sorted_for_single = keep_sorted;
-  auto cmd = first_n_consolidation(disruptable, max_parallel);
+  auto cmd = first_n_consolidation(batch, max_parallel);
   if (!cmd) {
     if (!constrained) {
       mark_consolidated(Method::multi_node);
@@ -669,13 +693,10 @@ Outcome DisruptionController::single_node()
   m_sorted_for_single = false;
 #ifndef NDEBUG
   if (sorted) {
-    std::vector<Candidate> fresh;
+    std::vector<const Candidate*> fresh;
     candidates(Method::single_node, fresh, false);
     sort_candidates(fresh, version(), *m_cluster, nullptr);
-    CAPSIM_CHECK(fresh.size() == cands.size()
-                     && std::equal(fresh.begin(), fresh.end(), cands.begin(),
-                                   [](const Candidate& a, const Candidate& b) { return a.node == b.node; }),
-                 "single-node: multi-node's sorted list differs from its own");
+    CAPSIM_CHECK(fresh == cands, "single-node: multi-node's sorted list differs from its own");
   }
 #endif
   if (!sorted) {
@@ -691,7 +712,7 @@ Outcome DisruptionController::single_node()
   auto& ordered = m_ordered;
   interleave_pools(cands, ordered);
   const bool balanced = any_balanced();
-  const auto totals = balanced ? pool_totals(cands) : std::vector<PoolTotals>{};
+  const auto totals = balanced ? pool_totals<const Candidate*>(cands) : std::vector<PoolTotals>{};
   const SimulationContext ctx = sim_context();
   bool constrained = false;
   // Most candidates are answered by their remembered stop in well under a microsecond, mostly
@@ -745,9 +766,9 @@ bool DisruptionController::validate(Command& cmd, std::string* why)
   auto& current = m_validation_candidates;
   candidates(cmd.method, current, false);
   const auto find = [&current](NodeIndex n) -> const Candidate* {
-    for (const auto& c : current) {
-      if (c.node == n) {
-        return &c;
+    for (const Candidate* c : current) {
+      if (c->node == n) {
+        return c;
       }
     }
     return nullptr;

@@ -534,8 +534,21 @@ bool CandidateChecks::update(const CandidateContext& ctx)
   return true;
 }
 
-void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster,
-                     CandidateOrder* memo)
+namespace {
+
+// sort_candidates and interleave_pools over candidates or pointers to them.
+const Candidate& deref(const Candidate& c)
+{
+  return c;
+}
+const Candidate& deref(const Candidate* c)
+{
+  return *c;
+}
+
+template <typename Element>
+void sort_candidates_of(std::vector<Element>& candidates, std::string_view version, const cluster::Cluster& cluster,
+                        CandidateOrder* memo)
 {
   // Sorted by keys worked out once (a comparison would divide and read two nodes' names), then
   // the candidates are permuted into that order.
@@ -569,15 +582,15 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
   thread_local std::vector<Key> keys;
   keys.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const auto& c = candidates[i];
+    const Candidate& c = deref(candidates[i]);
     // A node's name never changes: its packed head is kept by node (the node's record is far
     // from the candidate's).
     CandidateOrder::Name name;
     if (memo != nullptr) {
       // (The names a few candidates on are loaded ahead: node indices are scattered over the run.)
       constexpr std::size_t k_ahead = 8;
-      if (i + k_ahead < candidates.size() && candidates[i + k_ahead].node < memo->names.size()) {
-        __builtin_prefetch(&memo->names[candidates[i + k_ahead].node]);
+      if (i + k_ahead < candidates.size() && deref(candidates[i + k_ahead]).node < memo->names.size()) {
+        __builtin_prefetch(&memo->names[deref(candidates[i + k_ahead]).node]);
       }
       if (memo->names.size() <= c.node) {
         memo->names.resize(static_cast<std::size_t>(c.node) + 1);
@@ -686,26 +699,28 @@ void sort_candidates(std::vector<Candidate>& candidates, std::string_view versio
   }
 }
 
-void interleave_pools(const std::vector<Candidate>& sorted, std::vector<const Candidate*>& out)
+template <typename Element>
+void interleave_pools_of(const std::vector<Element>& sorted, std::vector<const Candidate*>& out)
 {
   out.clear();
   out.reserve(sorted.size());
-  if (std::all_of(sorted.begin(), sorted.end(), [&](const Candidate& c) { return c.pool == sorted.front().pool; })) {
-    for (const auto& c : sorted) { // one NodePool: the sorted order
-      out.push_back(&c);
+  const auto pool_of = [](const Element& e) { return deref(e).pool; };
+  if (std::all_of(sorted.begin(), sorted.end(), [&](const Element& e) { return pool_of(e) == pool_of(sorted.front()); })) {
+    for (const auto& e : sorted) { // one NodePool: the sorted order
+      out.push_back(&deref(e));
     }
     return;
   }
   std::vector<std::uint32_t> pool_ids;
-  for (const auto& c : sorted) {
-    pool_ids.push_back(c.pool);
+  for (const auto& e : sorted) {
+    pool_ids.push_back(pool_of(e));
   }
   std::sort(pool_ids.begin(), pool_ids.end());
   pool_ids.erase(std::unique(pool_ids.begin(), pool_ids.end()), pool_ids.end());
   std::vector<std::vector<const Candidate*>> by_pool(pool_ids.size());
-  for (const auto& c : sorted) {
-    const auto pos = std::lower_bound(pool_ids.begin(), pool_ids.end(), c.pool) - pool_ids.begin();
-    by_pool[static_cast<std::size_t>(pos)].push_back(&c);
+  for (const auto& e : sorted) {
+    const auto pos = std::lower_bound(pool_ids.begin(), pool_ids.end(), pool_of(e)) - pool_ids.begin();
+    by_pool[static_cast<std::size_t>(pos)].push_back(&deref(e));
   }
   std::size_t longest = 0;
   for (const auto& v : by_pool) {
@@ -718,6 +733,30 @@ void interleave_pools(const std::vector<Candidate>& sorted, std::vector<const Ca
       }
     }
   }
+}
+
+} // namespace
+
+void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster,
+                     CandidateOrder* memo)
+{
+  sort_candidates_of(candidates, version, cluster, memo);
+}
+
+void sort_candidates(std::vector<const Candidate*>& candidates, std::string_view version,
+                     const cluster::Cluster& cluster, CandidateOrder* memo)
+{
+  sort_candidates_of(candidates, version, cluster, memo);
+}
+
+void interleave_pools(const std::vector<Candidate>& sorted, std::vector<const Candidate*>& out)
+{
+  interleave_pools_of(sorted, out);
+}
+
+void interleave_pools(const std::vector<const Candidate*>& sorted, std::vector<const Candidate*>& out)
+{
+  interleave_pools_of(sorted, out);
 }
 
 std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sorted)

@@ -313,12 +313,16 @@ struct CandidateOrder
 // their remembered relative order and only the others are sorted and merged in.
 void sort_candidates(std::vector<Candidate>& candidates, std::string_view version, const cluster::Cluster& cluster,
                      CandidateOrder* memo = nullptr);
+// The same over pointers to candidates (a disruption pass lists its candidates so, without copies).
+void sort_candidates(std::vector<const Candidate*>& candidates, std::string_view version,
+                     const cluster::Cluster& cluster, CandidateOrder* memo = nullptr);
 
 // Single-node consolidation's shuffleCandidates: round-robin over NodePools (in pool index
 // order; upstream iterates a Go map) keeping each pool's sorted order. Points into `sorted`.
 [[nodiscard]] std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sorted);
 // The same into `out` (its room reused).
 void interleave_pools(const std::vector<Candidate>& sorted, std::vector<const Candidate*>& out);
+void interleave_pools(const std::vector<const Candidate*>& sorted, std::vector<const Candidate*>& out);
 
 // Whether the v1.13 ordering and emptiness rules apply.
 [[nodiscard]] bool is_v113(std::string_view version);

@@ -619,6 +619,13 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
         }
       }
     }
+    const auto nodes_of = [](const std::vector<Candidate>& list) {
+      std::vector<cluster::NodeIndex> out;
+      for (const auto& x : list) {
+        out.push_back(x.node);
+      }
+      return out;
+    };
     // Each candidate kept its own fields.
     for (const auto& s : sorted) {
       const auto& original = candidates[s.node];
@@ -627,14 +634,25 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
       CHECK(s.disruption_cost == original.disruption_cost);
       CHECK(s.reschedulable == original.reschedulable);
     }
-    // With a memo: the same input is put in the remembered order, a changed one sorted anew.
-    const auto nodes_of = [](const std::vector<Candidate>& list) {
-      std::vector<cluster::NodeIndex> out;
+    // The overload over pointers (how a disruption pass lists its candidates) orders them the
+    // same, with its own memo or none, and moves only the pointers.
+    CandidateOrder pointer_memo;
+    const auto pointers_sorted = [&](const std::vector<Candidate>& list, CandidateOrder* m) {
+      std::vector<const Candidate*> pointers;
       for (const auto& x : list) {
-        out.push_back(x.node);
+        pointers.push_back(&x);
+      }
+      sort_candidates(pointers, version, c, m);
+      std::vector<cluster::NodeIndex> out;
+      for (const auto* x : pointers) {
+        const auto at = static_cast<std::size_t>(x - list.data());
+        REQUIRE(at < list.size()); // points into the list
+        out.push_back(list[at].node);
       }
       return out;
     };
+    CHECK(pointers_sorted(candidates, nullptr) == nodes_of(sorted));
+    // With a memo: the same input is put in the remembered order, a changed one sorted anew.
     CandidateOrder memo;
     auto input = candidates;
     for (int round = 0; round < 6; ++round) {
@@ -656,6 +674,7 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
       auto remembered = input;
       sort_candidates(remembered, version, c, &memo);
       CHECK(nodes_of(remembered) == nodes_of(expected));
+      CHECK(pointers_sorted(input, &pointer_memo) == nodes_of(expected));
     }
     // Polls that drop candidates, add them back in other places, change a few keys or turn the
     // whole order around: the remembered order is only a starting point.
@@ -687,6 +706,7 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
       auto remembered = list;
       sort_candidates(remembered, version, c, &memo);
       CHECK(nodes_of(remembered) == nodes_of(expected));
+      CHECK(pointers_sorted(list, &pointer_memo) == nodes_of(expected));
       input = list;
     }
     // A node listed twice (not something a poll makes) is sorted like the others, and a memo
@@ -741,6 +761,16 @@ TEST_CASE("single-node consolidation interleaves NodePools round-robin, keeping 
   interleave_pools(mixed, out);
   CHECK(nodes_of(out) == std::vector<cluster::NodeIndex>{1, 3, 0, 4, 2, 5});
   CHECK(interleave_pools(std::vector<Candidate>{}).empty());
+  // Over pointers to the sorted candidates: the same order, pointing at the same candidates.
+  std::vector<const Candidate*> sorted_pointers;
+  for (const auto& c : mixed) {
+    sorted_pointers.push_back(&c);
+  }
+  std::vector<const Candidate*> from_pointers;
+  interleave_pools(sorted_pointers, from_pointers);
+  CHECK(from_pointers == interleave_pools(mixed));
+  interleave_pools(std::vector<const Candidate*>{&single[0], &single[1]}, from_pointers);
+  CHECK(from_pointers == std::vector<const Candidate*>{&single[0], &single[1]});
 }
 
 } // namespace capsim::karpenter::dtest
