@@ -30,16 +30,6 @@ constexpr Duration k_poll = 10 * k_second; // pollingPeriod
 // What one method did in a loop.
 enum class Outcome : std::uint8_t { nothing, pending, started };
 
-// The candidate of a list of candidates or of pointers to them.
-const Candidate& deref(const Candidate& c)
-{
-  return c;
-}
-const Candidate& deref(const Candidate* c)
-{
-  return *c;
-}
-
 // The disruption controller's state between polls: consolidation state stamps, the command
 // waiting for validation, the orchestration queue and the --explain dedupe.
 class DisruptionController
@@ -488,7 +478,7 @@ std::vector<PoolTotals> DisruptionController::pool_totals(std::span<const Elemen
   std::vector<PoolTotals> totals(scenario().node_pools.size());
   std::vector<double> candidate_cost(m_cluster->nodes().size(), -1);
   for (const auto& e : candidates) {
-    const Candidate& c = deref(e);
+    const Candidate& c = candidate_of(e);
     candidate_cost[c.node] = c.reschedule_cost;
   }
   for (const NodeIndex n : m_cluster->alive_node_indices()) {

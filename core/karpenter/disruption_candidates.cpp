@@ -537,15 +537,6 @@ bool CandidateChecks::update(const CandidateContext& ctx)
 namespace {
 
 // sort_candidates and interleave_pools over candidates or pointers to them.
-const Candidate& deref(const Candidate& c)
-{
-  return c;
-}
-const Candidate& deref(const Candidate* c)
-{
-  return *c;
-}
-
 template <typename Element>
 void sort_candidates_of(std::vector<Element>& candidates, std::string_view version, const cluster::Cluster& cluster,
                         CandidateOrder* memo)
@@ -582,15 +573,15 @@ void sort_candidates_of(std::vector<Element>& candidates, std::string_view versi
   thread_local std::vector<Key> keys;
   keys.resize(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate& c = deref(candidates[i]);
+    const Candidate& c = candidate_of(candidates[i]);
     // A node's name never changes: its packed head is kept by node (the node's record is far
     // from the candidate's).
     CandidateOrder::Name name;
     if (memo != nullptr) {
       // (The names a few candidates on are loaded ahead: node indices are scattered over the run.)
       constexpr std::size_t k_ahead = 8;
-      if (i + k_ahead < candidates.size() && deref(candidates[i + k_ahead]).node < memo->names.size()) {
-        __builtin_prefetch(&memo->names[deref(candidates[i + k_ahead]).node]);
+      if (i + k_ahead < candidates.size() && candidate_of(candidates[i + k_ahead]).node < memo->names.size()) {
+        __builtin_prefetch(&memo->names[candidate_of(candidates[i + k_ahead]).node]);
       }
       if (memo->names.size() <= c.node) {
         memo->names.resize(static_cast<std::size_t>(c.node) + 1);
@@ -704,10 +695,10 @@ void interleave_pools_of(const std::vector<Element>& sorted, std::vector<const C
 {
   out.clear();
   out.reserve(sorted.size());
-  const auto pool_of = [](const Element& e) { return deref(e).pool; };
+  const auto pool_of = [](const Element& e) { return candidate_of(e).pool; };
   if (std::all_of(sorted.begin(), sorted.end(), [&](const Element& e) { return pool_of(e) == pool_of(sorted.front()); })) {
     for (const auto& e : sorted) { // one NodePool: the sorted order
-      out.push_back(&deref(e));
+      out.push_back(&candidate_of(e));
     }
     return;
   }
@@ -720,7 +711,7 @@ void interleave_pools_of(const std::vector<Element>& sorted, std::vector<const C
   std::vector<std::vector<const Candidate*>> by_pool(pool_ids.size());
   for (const auto& e : sorted) {
     const auto pos = std::lower_bound(pool_ids.begin(), pool_ids.end(), pool_of(e)) - pool_ids.begin();
-    by_pool[static_cast<std::size_t>(pos)].push_back(&deref(e));
+    by_pool[static_cast<std::size_t>(pos)].push_back(&candidate_of(e));
   }
   std::size_t longest = 0;
   for (const auto& v : by_pool) {

@@ -324,6 +324,17 @@ void sort_candidates(std::vector<const Candidate*>& candidates, std::string_view
 void interleave_pools(const std::vector<Candidate>& sorted, std::vector<const Candidate*>& out);
 void interleave_pools(const std::vector<const Candidate*>& sorted, std::vector<const Candidate*>& out);
 
+// The candidate an element of a candidate list stands for (lists hold candidates or pointers to
+// them).
+inline const Candidate& candidate_of(const Candidate& c)
+{
+  return c;
+}
+inline const Candidate& candidate_of(const Candidate* c)
+{
+  return *c;
+}
+
 // Whether the v1.13 ordering and emptiness rules apply.
 [[nodiscard]] bool is_v113(std::string_view version);
 
