@@ -1,10 +1,12 @@
 // `capsim validate SCENARIO [--set PATH=VALUE]...`: read a scenario the way `run` does (every
-// document, --set overrides, traces, generators) and print a short summary, or every error.
+// document, --set overrides, traces, generators, the catalog and the engines' set-up) and print a
+// short summary, or every error.
 #include "cli/commands/commands.hpp"
 #include "core/base/quantity.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/io/trace_stats.hpp"
 #include "core/io/workload.hpp"
+#include "core/sim/run.hpp"
 
 #include <fmt/format.h>
 
@@ -36,6 +38,7 @@ int run_validate(const ValidateOptions& o)
 {
   const model::Scenario s = io::load_scenario(o.scenario, o.sets);
   const auto pods = io::expand_workload(s);
+  sim::check_scenario(s, pods); // what `run` would reject before simulating: the same message
   const auto stats = io::trace_stats(pods);
   const auto& st = s.settings;
 

@@ -130,26 +130,31 @@ double template_price(const NodeTemplate& t)
 ClusterAutoscaler::ClusterAutoscaler(const model::Scenario& scenario, const catalog::Catalog& catalog,
                                      std::uint64_t seed)
     : m_scenario(scenario), m_catalog(catalog), m_settings(scenario.settings.cluster_autoscaler),
-      m_expander(scenario.settings.cluster_autoscaler.expander, seed, SourceLocation{scenario.source_path, 0, 0})
+      m_expander(scenario.settings.cluster_autoscaler.expander, seed,
+                 scenario.location_of(scenario.settings.cluster_autoscaler.expander_location))
 {
-  const SourceLocation where{scenario.source_path, 0, 0};
+  const SourceLocation where = scenario.location_of(scenario.settings.location);
   if (m_settings.scan_interval <= 0) {
     throw InputError(where, "clusterAutoscaler.scanInterval must be positive (expected e.g. 10s)");
   }
   m_groups.resize(scenario.node_groups.size());
   for (std::size_t g = 0; g < scenario.node_groups.size(); ++g) {
     const auto& group = scenario.node_groups[g];
+    const SourceLocation group_at = scenario.location_of(group.location);
     if (group.instance_types.empty()) {
-      throw InputError(where, "NodeGroup/" + group.name + ": spec.instanceTypes is empty (expected at least one type)");
+      throw InputError(group_at, "NodeGroup/" + group.name + ": spec.instanceTypes is empty (expected at least one type)");
     }
-    for (const auto& t : group.instance_types) {
+    for (std::size_t i = 0; i < group.instance_types.size(); ++i) {
+      const auto& t = group.instance_types[i];
       if (m_catalog.find(t) == nullptr) {
-        throw InputError(where, "NodeGroup/" + group.name + ": instance type '" + t + "' is not in the catalog"
-                                    + did_you_mean(t, m_catalog.names()));
+        const SourceLocation at =
+            i < group.instance_type_locations.size() ? scenario.location_of(group.instance_type_locations[i]) : group_at;
+        throw InputError(at, "NodeGroup/" + group.name + ": instance type '" + t + "' is not in the catalog"
+                                 + did_you_mean(t, m_catalog.names()));
       }
     }
     if (group.min_size < 0 || group.max_size < group.min_size) {
-      throw InputError(where, fmt::format("NodeGroup/{}: minSize {} and maxSize {} (expected 0 <= minSize <= maxSize)",
+      throw InputError(group_at, fmt::format("NodeGroup/{}: minSize {} and maxSize {} (expected 0 <= minSize <= maxSize)",
                                           group.name, group.min_size, group.max_size));
     }
     m_groups[g].zones = group_zones(group, scenario, catalog);

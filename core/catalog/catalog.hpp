@@ -10,6 +10,9 @@
 
 namespace capsim::catalog {
 
+// Zones a catalog may have: Karpenter's offering filters keep one bit per zone.
+inline constexpr std::size_t k_max_zones = 64;
+
 // The instance types of one region with their offerings, immutable once built. Types are
 // kept sorted by name so ids and iteration order are the same on every run.
 class Catalog

@@ -134,6 +134,7 @@ public:
   [[nodiscard]] const std::map<std::string, GroupInfo>& groups() const { return m_groups; }
 
   [[nodiscard]] const std::string& region() const { return m_region; }
+  [[nodiscard]] const SourceLocation& region_location() const { return m_region_location; }
 
 private:
   SimTime stamp(const Source& s, const YAML::Node& n)
@@ -171,7 +172,9 @@ private:
         }
       }
       if (m_region.empty()) {
-        m_region = scalar(labels["topology.kubernetes.io/region"]);
+        const auto region = child(labels, "topology.kubernetes.io/region");
+        m_region = scalar(region);
+        m_region_location = location(s, region);
       }
     }
     const auto annotations = child(md, "annotations");
@@ -260,6 +263,7 @@ private:
   Diagnostics& m_diag;
   std::map<std::string, GroupInfo> m_groups;
   std::string m_region;
+  SourceLocation m_region_location; // the label m_region came from
 };
 
 std::uint32_t count_lines(std::string_view text)
@@ -376,6 +380,7 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
   sc.settings.name = "preview";
   if (!scanner.region().empty()) {
     sc.settings.region = scanner.region();
+    sc.settings.region_location = scanner.region_location();
   }
   sc.settings.engines.clear();
 

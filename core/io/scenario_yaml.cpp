@@ -4,6 +4,7 @@
 #include "core/base/rng.hpp"
 #include "core/base/text.hpp"
 #include "core/catalog/aws_allocatable.hpp"
+#include "core/catalog/catalog.hpp"
 #include "core/io/files.hpp"
 #include "core/io/pod_template.hpp"
 #include "core/io/set_override.hpp"
@@ -244,6 +245,7 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
   if (const auto n = child(spec, "region"); present(n)) {
     if (auto v = m_r.string(n, "spec.region"); v && !v->empty()) {
       st.region = *v;
+      st.region_location = m_r.location(n);
     } else if (v) {
       m_r.error(n, "'spec.region' must not be empty");
     }
@@ -373,6 +375,7 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
           }
           if (ok) {
             cs.expander = *v;
+            cs.expander_location = m_r.location(n);
           }
         }
       }
@@ -1200,7 +1203,13 @@ void ScenarioParser::read_node_group(const Doc& d)
                          "desiredCapacity", "labels", "taints", "priority"})) {
     return;
   }
+  ng.location = m_r.location(d.root);
   ng.instance_types = m_r.string_list(child(spec, "instanceTypes"), sw + ".instanceTypes");
+  if (const auto types = child(spec, "instanceTypes"); types.IsSequence() && types.size() == ng.instance_types.size()) {
+    for (const auto& t : types) {
+      ng.instance_type_locations.push_back(m_r.location(t));
+    }
+  }
   if (ng.instance_types.empty()) {
     m_r.error(present(child(spec, "instanceTypes")) ? child(spec, "instanceTypes") : spec,
               fmt::format("'{}.instanceTypes' must list at least one instance type", sw));
@@ -1606,6 +1615,12 @@ void ScenarioParser::read_catalog(const Doc& d)
     cat.replace = m_r.choice(n, "Catalog.spec.mode", {"replace", "extend"}).value_or("replace") == "replace";
   }
   cat.zones = m_r.string_list(child(spec, "zones"), "Catalog.spec.zones");
+  if (cat.zones.size() > catalog::k_max_zones) {
+    m_r.error(child(spec, "zones"), fmt::format("'Catalog.spec.zones' lists {} zones (capsim supports up to {} per "
+                                                "region)",
+                                                cat.zones.size(), catalog::k_max_zones));
+    cat.zones.resize(catalog::k_max_zones);
+  }
   const auto types = child(spec, "instanceTypes");
   if (!present(types) || !m_r.expect_sequence(types, "Catalog.spec.instanceTypes") || types.size() == 0) {
     if (!present(types) || types.IsSequence()) {
@@ -1724,6 +1739,12 @@ void ScenarioParser::read_catalog(const Doc& d)
       }
       set_bool(o, "available", ow, off.available);
       if (std::find(derived_zones.begin(), derived_zones.end(), off.zone) == derived_zones.end()) {
+        if (derived_zones.size() == catalog::k_max_zones) {
+          m_r.error(zone, fmt::format("'{}': zone '{}' is beyond the {} zones capsim supports per region", ow,
+                                      off.zone, catalog::k_max_zones));
+          ok = false;
+          continue;
+        }
         derived_zones.push_back(off.zone);
       }
       it.offerings.push_back(std::move(off));

@@ -244,8 +244,7 @@ Expected<std::vector<model::Step>> parse_steps_spec(std::string_view text)
 std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOptions& options)
 {
   const Duration horizon = options.horizon.value_or(s.settings.duration);
-  const SourceLocation scenario_at =
-      s.settings.location.file.empty() ? SourceLocation{s.source_path, 0, 0} : s.settings.location;
+  const SourceLocation scenario_at = s.location_of(s.settings.location);
   std::vector<model::Pod> pods;
   std::size_t expected = s.pods.size();
   for (const auto& w : s.workloads) {

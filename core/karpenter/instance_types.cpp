@@ -1,6 +1,7 @@
 #include "core/karpenter/instance_types.hpp"
 
 #include "core/base/diagnostics.hpp"
+#include "core/catalog/catalog.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -32,7 +33,7 @@ int OfferingSpace::add_zone(ValueId v)
   if (const int i = zone_index(v); i >= 0) {
     return i;
   }
-  if (zones.size() >= 64) {
+  if (zones.size() >= catalog::k_max_zones) {
     throw InputError(SourceLocation{}, "the catalog has more than 64 zones; capsim supports up to 64 per region");
   }
   zones.push_back(v);

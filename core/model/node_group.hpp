@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/base/diagnostics.hpp"
 #include "core/model/kube.hpp"
 
 #include <cstdint>
@@ -16,6 +17,7 @@ struct NodeGroup
 {
   std::string name;
   std::vector<std::string> instance_types; // first = the type CA plans with
+  std::vector<SourceLocation> instance_type_locations; // each entry's, for the catalog check
   std::string capacity_type = "on-demand"; // on-demand | spot | mixed
   std::int32_t on_demand_base_capacity = 0;
   std::int32_t on_demand_percentage_above_base = 100;
@@ -28,6 +30,7 @@ struct NodeGroup
   Labels labels;
   std::vector<Taint> taints;
   std::int32_t priority = 0; // for the priority expander
+  SourceLocation location;    // the document
 };
 
 } // namespace capsim::model

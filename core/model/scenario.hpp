@@ -150,6 +150,7 @@ struct KarpenterSettings
 struct ClusterAutoscalerSettings
 {
   std::string expander = "least-waste"; // may be a comma-separated chain
+  SourceLocation expander_location;     // spec.clusterAutoscaler.expander, for the chain's messages
   Duration scan_interval = 10 * k_second;
   double scale_down_utilization_threshold = 0.5;
   Duration scale_down_unneeded_time = 10 * k_minute;
@@ -200,6 +201,7 @@ struct ScenarioSettings
 {
   std::string name = "scenario";
   std::string region = "us-east-1";
+  SourceLocation region_location; // spec.region when given, for the catalog's message
   std::vector<std::string> zones; // empty: the region's zones in the catalog
   Duration duration = 0;          // 0: until the workload ends
   std::uint64_t seed = 1;
@@ -242,6 +244,12 @@ struct Scenario
   std::map<std::string, std::int32_t> kind_counts;
   // Templates by name (Deployments, Jobs, ... and bare Pods) for traces and generators.
   [[nodiscard]] PodSpecPtr find_template(std::string_view name) const;
+  // Where a message about something read at `at` points: there, or at the scenario's file when
+  // `at` was never set (a default, or a scenario built in code).
+  [[nodiscard]] SourceLocation location_of(const SourceLocation& at) const
+  {
+    return at.file.empty() ? SourceLocation{source_path, 0, 0} : at;
+  }
 };
 
 } // namespace capsim::model

@@ -776,7 +776,8 @@ PreviewResult run_preview(const io::ClusterDump& dump, const PreviewOptions& opt
   out.region = sc.settings.region;
   out.catalog = options.catalog_dir.empty() ? "default" : options.catalog_dir;
   out.warnings = dump.warnings;
-  const catalog::Catalog cat = catalog::load_catalog(sc.settings.region, options.catalog_dir);
+  const catalog::Catalog cat =
+      catalog::load_catalog(sc.settings.region, options.catalog_dir, sc.location_of(sc.settings.region_location));
   const cluster::Cluster cluster = build_cluster(dump, cat, out.now, &out.pending_pods);
   for (const auto& p : cluster.pods()) {
     out.pods += p.pod.is_daemon ? 0 : 1;

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <span>
 
 namespace capsim::sim {
 
@@ -31,7 +33,8 @@ catalog::Catalog resolve_catalog(const model::Scenario& scenario)
       }
       folder = p.string();
     }
-    cat = catalog::load_catalog(s.region, folder, {.file = scenario.source_path});
+    cat = catalog::load_catalog(s.region, folder,
+                                scenario.location_of(s.region_location.file.empty() ? s.location : s.region_location));
   }
   if (scenario.inline_catalog) {
     const auto& ic = *scenario.inline_catalog;
@@ -47,7 +50,7 @@ catalog::Catalog resolve_catalog(const model::Scenario& scenario)
   return cat;
 }
 
-SimTime natural_end(const model::Scenario& scenario, const std::vector<model::Pod>& workload)
+SimTime natural_end(const model::Scenario& scenario, std::span<const model::Pod> workload)
 {
   if (scenario.settings.duration > 0) {
     return scenario.settings.duration;
@@ -61,7 +64,7 @@ SimTime natural_end(const model::Scenario& scenario, const std::vector<model::Po
       e = p.arrival + p.runtime;
     }
     if (e < 0) {
-      throw InputError({.file = scenario.source_path},
+      throw InputError(scenario.location_of(scenario.settings.location),
                        "spec.duration is required: pod '" + p.name
                            + "' has no natural end (no runtime or departure)");
     }
@@ -71,7 +74,57 @@ SimTime natural_end(const model::Scenario& scenario, const std::vector<model::Po
   return end + k_hour;
 }
 
+// The engines a run simulates: those asked for, else spec.engines, else every engine the stream
+// configures.
+std::vector<std::string> engines_to_run(const model::Scenario& scenario, std::vector<std::string> engines)
+{
+  if (engines.empty() || (engines.size() == 1 && engines[0] == "all")) {
+    engines = scenario.settings.engines;
+  }
+  if (engines.empty() || (engines.size() == 1 && engines[0] == "all")) {
+    engines.clear();
+    if (!scenario.node_pools.empty()) {
+      engines.emplace_back("karpenter");
+    }
+    if (!scenario.node_groups.empty()) {
+      engines.emplace_back("cluster-autoscaler");
+    }
+  }
+  if (engines.empty()) {
+    throw InputError(scenario.location_of(scenario.settings.location),
+                     "the scenario configures no engine: add a karpenter.sh/v1 NodePool or a capsim/v1 NodeGroup");
+  }
+  return engines;
+}
+
+// Every engine's controller, set up before any engine runs: a scenario one of them rejects fails
+// at once, not after the others have run.
+std::vector<std::unique_ptr<Controller>> make_controllers(const model::Scenario& scenario, const catalog::Catalog& cat,
+                                                          std::span<const std::string> engines, std::uint64_t seed)
+{
+  std::vector<std::unique_ptr<Controller>> out;
+  for (const auto& name : engines) {
+    if (name == "karpenter") {
+      auto controller = karpenter::make_karpenter(scenario, cat, seed);
+      karpenter::install_disruption(*controller);
+      out.push_back(std::move(controller));
+    } else if (name == "cluster-autoscaler") {
+      out.push_back(cas::make_cluster_autoscaler(scenario, cat, seed));
+    } else {
+      throw InputError({.file = "--engine"}, "unknown engine '" + name + "' (expected karpenter, cluster-autoscaler or all)");
+    }
+  }
+  return out;
+}
+
 } // namespace
+
+void check_scenario(const model::Scenario& scenario, std::span<const model::Pod> workload)
+{
+  const catalog::Catalog cat = resolve_catalog(scenario);
+  (void)natural_end(scenario, workload);
+  (void)make_controllers(scenario, cat, engines_to_run(scenario, {}), scenario.settings.seed);
+}
 
 report::RunResult run_scenario(const model::Scenario& input_scenario, const RunOptions& options)
 {
@@ -91,25 +144,9 @@ report::RunResult run_scenario(const model::Scenario& input_scenario, const RunO
   const SimTime end = natural_end(scenario, workload);
   out.duration = end;
 
-  std::vector<std::string> engines = options.engines;
-  if (engines.empty() || (engines.size() == 1 && engines[0] == "all")) {
-    engines = scenario.settings.engines;
-  }
-  if (engines.empty() || (engines.size() == 1 && engines[0] == "all")) {
-    engines.clear();
-    if (!scenario.node_pools.empty()) {
-      engines.emplace_back("karpenter");
-    }
-    if (!scenario.node_groups.empty()) {
-      engines.emplace_back("cluster-autoscaler");
-    }
-  }
-  if (engines.empty()) {
-    throw InputError({.file = scenario.source_path},
-                     "the scenario configures no engine: add a karpenter.sh/v1 NodePool or a capsim/v1 NodeGroup");
-  }
+  const std::vector<std::string> engines = engines_to_run(scenario, options.engines);
+  auto controllers = make_controllers(scenario, cat, engines, out.seed);
   for (std::size_t e = 0; e < engines.size(); ++e) {
-    const auto& name = engines[e];
     EngineInput in;
     in.scenario = &scenario;
     in.catalog = &cat;
@@ -123,16 +160,8 @@ report::RunResult run_scenario(const model::Scenario& input_scenario, const RunO
     in.explain = options.explain;
     in.progress = options.progress;
     Engine engine(in);
-    if (name == "karpenter") {
-      auto controller = karpenter::make_karpenter(scenario, cat, out.seed);
-      karpenter::install_disruption(*controller);
-      out.results.push_back(engine.run(*controller));
-    } else if (name == "cluster-autoscaler") {
-      auto controller = cas::make_cluster_autoscaler(scenario, cat, out.seed);
-      out.results.push_back(engine.run(*controller));
-    } else {
-      throw InputError({.file = "--engine"}, "unknown engine '" + name + "' (expected karpenter, cluster-autoscaler or all)");
-    }
+    out.results.push_back(engine.run(*controllers[e]));
+    controllers[e].reset(); // its caches go before the next engine runs
   }
   return out;
 }

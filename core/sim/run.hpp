@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ struct RunOptions
 // Run one scenario through the requested engines: resolves the catalog and the workload,
 // simulates each engine from the same inputs and seed, and returns SPEC §7's result.
 // Throws InputError on bad input.
+// What run_scenario checks before it simulates anything, for `capsim validate`: the catalog
+// (spec.region, the NodeGroups' instance types), that the run has an end, and that every engine
+// the scenario configures can be set up. Throws InputError.
+void check_scenario(const model::Scenario& scenario, std::span<const model::Pod> workload);
+
 [[nodiscard]] report::RunResult run_scenario(const model::Scenario& scenario, const RunOptions& options);
 
 } // namespace capsim::sim

@@ -61,6 +61,44 @@ TEST_CASE("cli: validate prints a summary or every error", "[io][cli]")
   CHECK(out.find(bad.string() + ":3:8: error: unknown field 'duraton'") != std::string::npos);
 }
 
+TEST_CASE("cli: what only the catalog or an engine can reject points at its line, in validate and run",
+          "[io][cli]")
+{
+  const auto dir = temp_dir();
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const auto p = dir / name;
+    std::ofstream(p) << text;
+    return p.string();
+  };
+  const std::string group = "---\napiVersion: capsim/v1\nkind: NodeGroup\nmetadata: {name: general}\nspec:\n"
+                            "  instanceTypes:\n    - m5.large\n    - m5.lrage\n  maxSize: 3\n";
+  const std::string pod = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                          "    - {name: c, image: i, resources: {requests: {cpu: 100m}}}\n";
+  const auto region = write("region.yaml", "apiVersion: capsim/v1\nkind: Scenario\nspec:\n  duration: 1h\n"
+                                           "  region: us-esat-1\n" + group + pod);
+  const auto type = write("type.yaml", "apiVersion: capsim/v1\nkind: Scenario\nspec: {duration: 1h}\n" + group + pod);
+  const auto endless = write("endless.yaml", "apiVersion: capsim/v1\nkind: Scenario\nspec: {seed: 2}\n"
+                                             + group.substr(0, group.find("m5.lrage")) + "m5.xlarge\n  maxSize: 3\n"
+                                             + pod);
+  const auto chain = write("chain.yaml", "apiVersion: capsim/v1\nkind: Scenario\nspec:\n  duration: 1h\n"
+                                         "  clusterAutoscaler: {expander: 'random,price'}\n"
+                                         + group.substr(0, group.find("m5.lrage")) + "m5.xlarge\n  maxSize: 3\n"
+                                         + pod);
+  for (const std::string command : {"validate ", "run "}) {
+    std::string out;
+    CHECK(capsim(command + region, &out) == 2);
+    CHECK(out.find(region + ":5:11: error: unknown region 'us-esat-1' (did you mean 'us-east-1'?)") == 0);
+    CHECK(capsim(command + type, &out) == 2);
+    CHECK(out.find(type + ":11:7: error: NodeGroup/general: instance type 'm5.lrage' is not in the catalog (did "
+                          "you mean 'm5.large'?)")
+          == 0);
+    CHECK(capsim(command + endless, &out) == 2);
+    CHECK(out.find(endless + ":1:1: error: the workload has no natural end (pod 'p' runs until it is deleted)") == 0);
+    CHECK(capsim(command + chain, &out) == 2);
+    CHECK(out.find(chain + ":5:33: error: clusterAutoscaler.expander: 'price' follows 'random'") == 0);
+  }
+}
+
 TEST_CASE("cli: trace generate is seeded; convert and stats read it back", "[io][cli]")
 {
   const auto dir = temp_dir();

@@ -1,5 +1,6 @@
 #include "core/io/scenario_yaml.hpp"
 #include "core/catalog/aws_allocatable.hpp"
+#include "core/catalog/catalog.hpp"
 #include "tests/unit/io/io_test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -863,6 +864,23 @@ spec:
 )",
                 "t.yaml:12:26: error: 'Catalog.spec.instanceTypes[t].offerings': zone 'z2' is not in Catalog.spec.zones "
                 "(did you mean 'z1'?)");
+
+  // Karpenter's offering filters keep a bit per zone: a 65th zone is an input error at its entry.
+  std::string zones;
+  std::string offerings;
+  for (std::size_t i = 0; i <= catalog::k_max_zones; ++i) {
+    zones += fmt::format("{}z{}", i == 0 ? "" : ", ", i);
+    offerings += fmt::format("      - {{zone: z{}, capacityType: on-demand, price: 1}}\n", i);
+  }
+  const std::string many = k_scenario + "---\napiVersion: capsim/v1\nkind: Catalog\nspec:\n  instanceTypes:\n"
+                           + "    - name: t\n      capacity: {cpu: \"1\", memory: 1Gi}\n      offerings:\n" + offerings;
+  REQUIRE_ERROR(many, "t.yaml:76:16: error: 'Catalog.spec.instanceTypes[t].offerings': zone 'z64' is beyond the 64 "
+                      "zones capsim supports per region");
+  CHECK(iotest::errors_of(many).size() == 1);
+  REQUIRE_ERROR(k_scenario + "---\napiVersion: capsim/v1\nkind: Catalog\nspec:\n  zones: [" + zones
+                    + "]\n  instanceTypes:\n    - name: t\n      capacity: {cpu: \"1\", memory: 1Gi}\n"
+                    + "      offerings: [{zone: z1, capacityType: on-demand, price: 1}]\n",
+                "t.yaml:8:10: error: 'Catalog.spec.zones' lists 65 zones (capsim supports up to 64 per region)");
 }
 
 TEST_CASE("scenario: workload section: traces, generators and events", "[io][scenario]")

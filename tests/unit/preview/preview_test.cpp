@@ -9,11 +9,13 @@
 #include "core/preview/preview.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <unistd.h>
 
@@ -283,6 +285,30 @@ TEST_CASE("preview: bad dumps are refused with FILE:LINE:COL", "[preview][io]")
     const auto errors = errors_of(files);
     REQUIRE(errors.size() == 1);
     CHECK(errors[0] == files.node_pools + ":1:1: error: --nodepools: the file is empty");
+  }
+  SECTION("an unknown region label: its line, not an option's name")
+  {
+    std::ifstream in(k_dir + "nodes.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string label = "\"topology.kubernetes.io/region\": ";
+    const auto at = text.find(label + "\"us-east-1\"");
+    REQUIRE(at != std::string::npos);
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+    const auto column = at + label.size() - text.rfind('\n', at);
+    for (auto p = text.find(label + "\"us-east-1\""); p != std::string::npos; p = text.find(label + "\"us-east-1\"", p)) {
+      text.replace(p + label.size(), 11, "\"us-esat-1\"");
+    }
+    files.nodes = write("nodes-region.json", text);
+    std::string message;
+    try {
+      (void)preview::run_preview(io::load_cluster_dump(files), {});
+    } catch (const InputError& e) {
+      message = format_diagnostic(e.diagnostics().front());
+    }
+    CHECK(message.rfind(fmt::format("{}:{}:{}: error: unknown region 'us-esat-1' (did you mean 'us-east-1'?)",
+                                    files.nodes, line, column),
+                        0)
+          == 0);
   }
   SECTION("a missing file")
   {
