@@ -9,6 +9,9 @@
 #include "core/report/check.hpp"
 #include "core/report/json.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -67,6 +70,20 @@ int check_command(const CheckOptions& o)
   if (o.engine.empty()) {
     for (const auto& r : baseline.results) {
       settings.engines.push_back(r.engine);
+    }
+  } else if (o.engine != "all") {
+    // A gate that compares nothing would always pass. (An unknown name is the run's to refuse.)
+    const bool known = o.engine == "karpenter" || o.engine == "cluster-autoscaler";
+    const bool any = std::any_of(baseline.results.begin(), baseline.results.end(),
+                                 [&](const report::EngineResult& r) { return r.engine == o.engine; });
+    if (known && !any) {
+      std::vector<std::string> in_baseline;
+      for (const auto& r : baseline.results) {
+        in_baseline.push_back(r.engine);
+      }
+      throw InputError(SourceLocation{"--engine " + o.engine, 0, 0},
+                       fmt::format("the baseline has no result for this engine (it has {}): nothing to compare",
+                                   fmt::join(in_baseline, ", ")));
     }
   }
   settings.seed = o.seed.value_or(baseline.seed);

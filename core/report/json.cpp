@@ -335,6 +335,16 @@ public:
     return string(member(obj, key, path), path + "." + std::string(key));
   }
 
+  // Costs, hours, counts and waits: a result never has them below zero.
+  double amount(const json::Value& obj, std::string_view key, const std::string& path) const
+  {
+    const double d = number(obj, key, path);
+    if (d < 0) {
+      fail(member(obj, key, path), path + "." + std::string(key) + " is negative (expected a number >= 0)");
+    }
+    return d;
+  }
+
   // Optional extras: read when present (with type checks), default otherwise.
   double opt_number(const json::Value& obj, std::string_view key, const std::string& path, double dflt) const
   {
@@ -367,11 +377,15 @@ EngineResult read_engine(const Reader& in, const json::Value& v, const std::stri
   }
   EngineResult r;
   r.engine = in.string(v, "engine", path);
+  if (r.engine != "karpenter" && r.engine != "cluster-autoscaler") {
+    in.fail(in.member(v, "engine", path), path + ".engine is '" + r.engine
+                                               + "' (expected karpenter or cluster-autoscaler)");
+  }
   const auto& cost = in.object(v, "cost", path);
   const std::string cp = path + ".cost";
-  r.cost.total_usd = in.number(cost, "total_usd", cp);
-  r.cost.on_demand_usd = in.number(cost, "on_demand_usd", cp);
-  r.cost.spot_usd = in.number(cost, "spot_usd", cp);
+  r.cost.total_usd = in.amount(cost, "total_usd", cp);
+  r.cost.on_demand_usd = in.amount(cost, "on_demand_usd", cp);
+  r.cost.spot_usd = in.amount(cost, "spot_usd", cp);
   r.cost.effective_total_usd = in.opt_number(cost, "effective_total_usd", cp, r.cost.total_usd);
   for (const auto& [pool, usd] : in.object(cost, "by_pool", cp).members) {
     r.cost.by_pool[pool] = in.number(usd, cp + ".by_pool." + pool);
@@ -383,16 +397,16 @@ EngineResult read_engine(const Reader& in, const json::Value& v, const std::stri
   r.nodes.peak = in.integer(nodes, "peak", np);
   r.nodes.average = in.number(nodes, "average", np);
   r.nodes.final_count = in.integer(nodes, "final", np);
-  r.nodes.node_hours = in.number(nodes, "node_hours", np);
+  r.nodes.node_hours = in.amount(nodes, "node_hours", np);
   const auto& pods = in.object(v, "pods", path);
   const std::string pp = path + ".pods";
   r.pods.total = in.integer(pods, "total", pp);
   r.pods.scheduled = in.integer(pods, "scheduled", pp);
   r.pods.unschedulable = in.integer(pods, "unschedulable", pp);
   r.pods.evicted = in.integer(pods, "evicted", pp);
-  r.pods.pending_p50_s = in.number(pods, "pending_p50_s", pp);
-  r.pods.pending_p95_s = in.number(pods, "pending_p95_s", pp);
-  r.pods.pending_max_s = in.number(pods, "pending_max_s", pp);
+  r.pods.pending_p50_s = in.amount(pods, "pending_p50_s", pp);
+  r.pods.pending_p95_s = in.amount(pods, "pending_p95_s", pp);
+  r.pods.pending_max_s = in.amount(pods, "pending_max_s", pp);
   r.pods.lost = in.opt_integer(pods, "lost", pp);
   const auto& util = in.object(v, "utilization", path);
   r.utilization.cpu = in.number(util, "cpu", path + ".utilization");
@@ -510,8 +524,19 @@ RunResult parse_result_json(std::string_view text, const std::string& source)
   run.region = in.string(doc, "region", "the result");
   run.duration = in.millis(doc, "duration_s", "the result");
   const auto& results = in.array(doc, "results", "the result");
+  if (results.items.empty()) {
+    in.fail(results, "the result's results list no engine (expected one entry per engine run)");
+  }
   for (std::size_t i = 0; i < results.items.size(); ++i) {
-    run.results.push_back(read_engine(in, results.items[i], "results[" + std::to_string(i) + "]"));
+    const std::string path = "results[" + std::to_string(i) + "]";
+    run.results.push_back(read_engine(in, results.items[i], path));
+    for (std::size_t j = 0; j < i; ++j) {
+      if (run.results[j].engine == run.results[i].engine) {
+        in.fail(in.member(results.items[i], "engine", path),
+                path + ".engine: " + run.results[i].engine + " is listed twice (also in results[" + std::to_string(j)
+                    + "])");
+      }
+    }
   }
   return run;
 }

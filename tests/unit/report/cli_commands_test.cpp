@@ -206,6 +206,14 @@ TEST_CASE("capsim check: exit 0 against itself, 1 on a regression, reasons on st
                                  "--max-cost-increase 1000% --max-node-hours-increase 1000% "
                                  "--max-pending-p95-increase 100000% --max-unschedulable 100");
   CHECK(loose.exit_code == 0);
+  // Asked for an engine the baseline does not have, the gate would compare nothing: bad input.
+  REQUIRE(run_capsim(dir, "run '" + k_tiny + "' -e karpenter --out karpenter.json").exit_code == 0);
+  const auto other = run_capsim(dir, "check '" + k_tiny + "' --baseline karpenter.json -e cluster-autoscaler");
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("--engine cluster-autoscaler: error: the baseline has no result for this engine (it has "
+                       "karpenter): nothing to compare")
+        == 0);
+  CHECK(run_capsim(dir, "check '" + k_tiny + "' --baseline karpenter.json -e karpenter").exit_code == 0);
 }
 
 TEST_CASE("capsim compare: designs side by side with deltas", "[report][cli][compare]")

@@ -229,6 +229,36 @@ TEST_CASE("result files with a missing or mistyped field are refused at that fie
     const auto cmp_text = render_json(testing::sample_comparison());
     CHECK(input_error([&] { (void)parse_result_json(cmp_text, "b.json"); }).find("capsim compare result") != std::string::npos);
   }
+  SECTION("an engine capsim does not have")
+  {
+    const auto pos = text.find("\"engine\": \"karpenter\"");
+    text.replace(pos, std::string("\"engine\": \"karpenter\"").size(), "\"engine\": \"kapenter\"");
+    const auto msg = input_error([&] { (void)parse_result_json(text, "b.json"); });
+    CAPTURE(msg);
+    CHECK(msg.find("b.json:9:17: error: results[0].engine is 'kapenter' (expected karpenter or cluster-autoscaler)")
+          == 0);
+  }
+  SECTION("a negative cost")
+  {
+    const auto pos = text.find("\"total_usd\": 1.234568");
+    text.replace(pos, std::string("\"total_usd\": 1.234568").size(), "\"total_usd\": -1e300");
+    CHECK(input_error([&] { (void)parse_result_json(text, "b.json"); })
+              .find("b.json:10:29: error: results[0].cost.total_usd is negative (expected a number >= 0)")
+          == 0);
+  }
+  SECTION("no engine, or one engine twice")
+  {
+    auto run = testing::sample_run();
+    run.results.clear();
+    CHECK(input_error([&] { (void)parse_result_json(render_json(run), "b.json"); })
+              .find("error: the result's results list no engine")
+          != std::string::npos);
+    run = testing::sample_run();
+    run.results.push_back(run.results.front());
+    const auto msg = input_error([&] { (void)parse_result_json(render_json(run), "b.json"); });
+    CAPTURE(msg);
+    CHECK(msg.find("error: results[2].engine: karpenter is listed twice (also in results[0])") != std::string::npos);
+  }
   SECTION("unknown extra keys are accepted")
   {
     const auto pos = text.find("\"engine\": \"karpenter\",");
