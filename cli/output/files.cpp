@@ -1,6 +1,7 @@
 #include "cli/output/files.hpp"
 
 #include "core/base/diagnostics.hpp"
+#include "core/io/files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,9 +27,18 @@ AtomicWriter::AtomicWriter(std::string path) : m_path(std::move(path))
   if (m_path.empty() || m_path.back() == '/') {
     throw InputError(SourceLocation{m_path, 0, 0}, "cannot write '" + m_path + "': not a file name");
   }
-  const auto slash = m_path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : m_path.substr(0, slash + 1);
-  const std::string name = slash == std::string::npos ? m_path : m_path.substr(slash + 1);
+  const io::OutputTarget target = io::output_target(m_path);
+  m_target = target.path;
+  if (target.direct) {
+    m_fd = ::open(m_target.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC); // (see io::OutputTarget)
+    if (m_fd < 0) {
+      fail(m_path, "cannot open it for writing", errno);
+    }
+    return;
+  }
+  const auto slash = m_target.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : m_target.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? m_target : m_target.substr(slash + 1);
   std::string pattern = dir + "." + name + ".tmp-XXXXXX";
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
@@ -43,7 +53,7 @@ AtomicWriter::AtomicWriter(std::string path) : m_path(std::move(path))
   {
   };
   mode_t mode = 0;
-  if (::stat(m_path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
+  if (::stat(m_target.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
     mode = existing.st_mode & 07777;
   } else {
     const mode_t mask = ::umask(0);
@@ -91,7 +101,7 @@ void AtomicWriter::write(std::string_view bytes)
 void AtomicWriter::commit()
 {
   CAPSIM_CHECK(m_fd >= 0 && !m_committed, "AtomicWriter::commit twice");
-  if (::fsync(m_fd) != 0 && errno != EINVAL) {
+  if (!m_temp.empty() && ::fsync(m_fd) != 0 && errno != EINVAL) {
     const int err = errno;
     discard();
     fail(m_path, "cannot flush to disk", err);
@@ -103,7 +113,11 @@ void AtomicWriter::commit()
     fail(m_path, "write error", err);
   }
   m_fd = -1;
-  if (::rename(m_temp.c_str(), m_path.c_str()) != 0) {
+  if (m_temp.empty()) { // written in place
+    m_committed = true;
+    return;
+  }
+  if (::rename(m_temp.c_str(), m_target.c_str()) != 0) {
     const int err = errno;
     discard();
     fail(m_path, "cannot move the temporary file into place", err);

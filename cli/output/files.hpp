@@ -9,7 +9,9 @@ namespace capsim::cli {
 // file in the same folder (same filesystem, so the rename is atomic), are flushed to disk, and
 // commit() renames it over `path`. Destroyed without commit() (an error or exception on the
 // way) it removes the temporary file and leaves `path` exactly as it was. A new file gets the
-// usual 0666 & ~umask mode; replacing a file keeps that file's mode.
+// usual 0666 & ~umask mode; replacing a file keeps that file's mode. A symbolic link is followed
+// (the file it names is replaced, the link stays); a path that is not a file (/dev/stdout, a
+// named pipe) is written in place (io::output_target).
 class AtomicWriter
 {
 public:
@@ -30,8 +32,9 @@ public:
 private:
   void discard() noexcept;
 
-  std::string m_path;
-  std::string m_temp;
+  std::string m_path;   // as given, for messages
+  std::string m_target; // the file replaced (io::output_target)
+  std::string m_temp;   // empty when written in place
   int m_fd = -1;
   bool m_committed = false;
 };

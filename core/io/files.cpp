@@ -84,14 +84,52 @@ std::string read_text_file(const std::string& path, const SourceLocation& refere
   return out;
 }
 
+OutputTarget output_target(const std::string& path)
+{
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto st = fs::status(path, ec); // as the kernel resolves it, /proc's magic links included
+  if (!ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st)) {
+    return {path, true};
+  }
+  // /dev/stdout, /dev/fd/N, /proc/self/fd/N: an open descriptor (perhaps a file the shell opened
+  // for appending), not a name to replace.
+  const auto descriptor = [](const fs::path& p) {
+    const std::string s = p.lexically_normal().string();
+    return s == "/dev/stdout" || s == "/dev/stderr" || s.rfind("/dev/fd/", 0) == 0 || s.rfind("/proc/", 0) == 0;
+  };
+  fs::path p(path);
+  // A chain of links, as the kernel would follow it (it gives up after 40).
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    if (descriptor(p)) {
+      return {path, true};
+    }
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) {
+      break;
+    }
+    p = to.is_absolute() ? to : (p.parent_path() / to).lexically_normal();
+  }
+  if (descriptor(p) && fs::exists(st)) {
+    return {path, true};
+  }
+  return {p.string(), false};
+}
+
 AtomicFile::AtomicFile(std::string path) : m_path(std::move(path))
 {
-  const std::filesystem::path p(m_path);
-  const std::string name = p.filename().string();
-  const std::filesystem::path dir = p.parent_path();
-  const std::string temp_name = fmt::format(".{}.tmp-{}", name, static_cast<long>(::getpid()));
-  m_temp = dir.empty() ? temp_name : (dir / temp_name).string();
-  m_out.open(m_temp, std::ios::binary | std::ios::trunc);
+  const OutputTarget target = output_target(m_path);
+  m_target = target.path;
+  if (target.direct) {
+    m_out.open(m_target, std::ios::binary | std::ios::app); // (appending: see OutputTarget)
+  } else {
+    const std::filesystem::path p(m_target);
+    const std::string name = p.filename().string();
+    const std::filesystem::path dir = p.parent_path();
+    const std::string temp_name = fmt::format(".{}.tmp-{}", name, static_cast<long>(::getpid()));
+    m_temp = dir.empty() ? temp_name : (dir / temp_name).string();
+    m_out.open(m_temp, std::ios::binary | std::ios::trunc);
+  }
   if (!m_out) {
     throw InputError(SourceLocation{m_path, 0, 0},
                      fmt::format("cannot write '{}': {}", m_path, std::strerror(errno)));
@@ -103,7 +141,9 @@ AtomicFile::~AtomicFile()
   if (!m_committed) {
     m_out.close();
     std::error_code ec;
-    std::filesystem::remove(m_temp, ec);
+    if (!m_temp.empty()) {
+      std::filesystem::remove(m_temp, ec);
+    }
   }
 }
 
@@ -115,8 +155,12 @@ void AtomicFile::commit()
   if (!ok || m_out.fail()) {
     throw InputError(SourceLocation{m_path, 0, 0}, fmt::format("cannot write '{}': write error", m_path));
   }
+  if (m_temp.empty()) { // written in place
+    m_committed = true;
+    return;
+  }
   std::error_code ec;
-  std::filesystem::rename(m_temp, m_path, ec);
+  std::filesystem::rename(m_temp, m_target, ec);
   if (ec) {
     throw InputError(SourceLocation{m_path, 0, 0}, fmt::format("cannot write '{}': {}", m_path, ec.message()));
   }

@@ -21,9 +21,22 @@ namespace capsim::io {
 // Opens `path` for streaming input; InputError (at referenced_from, if given) when it cannot.
 [[nodiscard]] std::ifstream open_input(const std::string& path, const SourceLocation& referenced_from = {});
 
+// Where an output named `path` is written. A path naming something other than a regular file
+// or a folder (a terminal, /dev/null, a named pipe) or an open descriptor (/dev/stdout, /dev/fd/N,
+// /proc/self/fd/N) is written in place, appending: renaming a file over it would destroy it, and
+// a descriptor the shell opened with `>>` must keep what it has (after `>` it is empty anyway). A
+// symbolic link is followed to the file it names, which is then replaced, so the link stays.
+// Everything else is replaced through a temporary file.
+struct OutputTarget
+{
+  std::string path;    // the file replaced (the link's target), or the one written in place
+  bool direct = false; // written in place: no temporary file, no rename
+};
+[[nodiscard]] OutputTarget output_target(const std::string& path);
+
 // Writes a file so that readers never see a partial one: the data goes to a temporary file in
 // the same folder, renamed over `path` by commit(). Without commit() (an exception on the way)
-// the temporary file is removed.
+// the temporary file is removed. Outputs that are not files (output_target) are written in place.
 class AtomicFile
 {
 public:
@@ -38,8 +51,9 @@ public:
   void commit();
 
 private:
-  std::string m_path;
-  std::string m_temp;
+  std::string m_path;   // as given, for messages
+  std::string m_target; // the file replaced (output_target)
+  std::string m_temp;   // empty when written in place
   std::ofstream m_out;
   bool m_committed = false;
 };

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <string>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,6 +141,39 @@ TEST_CASE("capsim run: every format, --out by extension, atomically", "[report][
     const auto doc = report::json::parse(r.out, "stdout");
     const auto& res = doc.find("results")->items.at(0);
     CHECK(res.find("timeline") != nullptr);
+  }
+  SECTION("--out through a symbolic link replaces the file it names and keeps the link")
+  {
+    std::filesystem::create_directory(dir.file("real"));
+    std::filesystem::create_symlink("real/result.json", dir.file("link.json"));
+    REQUIRE(run_capsim(dir, "run '" + k_tiny + "' -o json --out link.json").exit_code == 0);
+    CHECK(std::filesystem::is_symlink(dir.file("link.json")));
+    CHECK(slurp(dir.file("real/result.json")).rfind("{\n  \"capsim\"", 0) == 0);
+    REQUIRE(run_capsim(dir, "run '" + k_tiny + "' -o json --out link.json").exit_code == 0); // the file exists now
+    CHECK(std::filesystem::is_symlink(dir.file("link.json")));
+    CHECK(slurp(dir.file("link.json")) == slurp(dir.file("real/result.json")));
+  }
+  SECTION("--out a named pipe or a descriptor writes to it, never over it")
+  {
+    REQUIRE(::mkfifo(dir.file("pipe").c_str(), 0600) == 0);
+    // (The reader runs in the test's folder, not the run's.)
+    const auto r = run_capsim(dir, "run '" + k_tiny + "' -o json --out pipe & timeout 60 cat '" + dir.file("pipe")
+                                       + "' > '" + dir.file("got.json") + "'; wait $!");
+    CHECK(r.exit_code == 0);
+    CHECK(std::filesystem::is_fifo(dir.file("pipe")));
+    CHECK(slurp(dir.file("got.json")).rfind("{\n  \"capsim\"", 0) == 0);
+    // A descriptor the shell opened with >> keeps what it had (/dev/fd/1: /dev/stdout as the
+    // descriptor itself; a version that renamed over it would fail here, not replace a device).
+    std::ofstream(dir.file("append.json")) << "before\n";
+    const auto a = run_capsim(dir, "run '" + k_tiny + "' -o json --out /dev/fd/1 >> append.json");
+    CHECK(a.exit_code == 0);
+    const auto text = slurp(dir.file("append.json"));
+    CHECK(text.rfind("before\n{\n  \"capsim\"", 0) == 0);
+    CHECK(text == "before\n" + slurp(dir.file("got.json")));
+    const auto t = run_capsim(dir, "trace generate --pattern poisson --rate-per-hour 30 --duration 1h --seed 1 "
+                                   "--out /proc/self/fd/1 >> append.json");
+    CHECK(t.exit_code == 0);
+    CHECK(slurp(dir.file("append.json")).find("}\narrival,cpu,memory,template,name\n") != std::string::npos);
   }
   SECTION("an unwritable --out is an input error and leaves no file")
   {
