@@ -565,7 +565,8 @@ void check_metadata(YamlReader& reader, const YAML::Node& metadata, const std::s
                       Strictness::lenient);
 }
 
-PodTemplate read_pod_template(YamlReader& r, const YAML::Node& metadata, const YAML::Node& spec_node,
+PodTemplate read_pod_template(YamlReader& r, const YAML::Node& parent, const YAML::Node& metadata,
+                              const YAML::Node& spec_node,
                               const std::string& what, const PodContext& context)
 {
   PodTemplate out;
@@ -590,7 +591,8 @@ PodTemplate read_pod_template(YamlReader& r, const YAML::Node& metadata, const Y
     }
   }
   if (!present(spec_node)) {
-    r.error(present(metadata) ? metadata : spec_node, fmt::format("{}: the pod needs a 'spec' with containers", what));
+    const bool metadata_placed = present(metadata) && r.location(metadata).line > 0;
+    r.error(metadata_placed ? metadata : parent, fmt::format("{}: the pod needs a 'spec' with containers", what));
     return out;
   }
   if (!r.check_fields(spec_node, what,

@@ -37,10 +37,13 @@ struct PodTemplate
 // Converts metadata + spec of a Pod or PodTemplateSpec (SPEC §2) with the real Kubernetes
 // schema: effective requests (containers, limits-only defaulting, init containers and
 // sidecars, pod-level resources, overhead), scheduling constraints, priority and annotations.
-// `what` prefixes field names in messages ("Deployment/web spec.template.spec").
+// `what` prefixes field names in messages ("Deployment/web spec.template.spec"); `parent` (the
+// object holding metadata and spec) is where a missing spec is reported when neither has a place
+// in the file (a key with no value at the end of a document has none).
 // Errors go to the reader's diagnostics; the result is best effort.
-[[nodiscard]] PodTemplate read_pod_template(YamlReader& reader, const YAML::Node& metadata, const YAML::Node& spec,
-                                            const std::string& what, const PodContext& context);
+[[nodiscard]] PodTemplate read_pod_template(YamlReader& reader, const YAML::Node& parent, const YAML::Node& metadata,
+                                            const YAML::Node& spec, const std::string& what,
+                                            const PodContext& context);
 
 // Largest request accepted for one resource of one container (cpu in millicores, memory in
 // bytes): about 10^15. Larger values are refused as absurd.

@@ -1366,7 +1366,7 @@ void ScenarioParser::read_pod(const Doc& d)
   PodContext ctx;
   ctx.priority_classes = &m_priority_classes;
   ctx.default_priority = m_default_priority;
-  auto t = read_pod_template(m_r, child(d.root, "metadata"), child(d.root, "spec"), w + ".spec", ctx);
+  auto t = read_pod_template(m_r, d.root, child(d.root, "metadata"), child(d.root, "spec"), w + ".spec", ctx);
   t.spec.template_name = d.name;
   model::Pod pod;
   pod.name = d.name;
@@ -1400,7 +1400,8 @@ model::PodSpecPtr ScenarioParser::read_template(const Doc& d, const YAML::Node& 
   ctx.owner = owner;
   ctx.priority_classes = &m_priority_classes;
   ctx.default_priority = m_default_priority;
-  auto t = read_pod_template(m_r, child(tmpl, "metadata"), child(tmpl, "spec"), w + ".spec.template.spec", ctx);
+  auto t = read_pod_template(m_r, tmpl, child(tmpl, "metadata"), child(tmpl, "spec"), w + ".spec.template.spec",
+                             ctx);
   t.spec.template_name = d.name;
   t.spec.namespace_ = d.namespace_;
   if (!t.node_name.empty()) {

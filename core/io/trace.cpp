@@ -846,7 +846,7 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
                                                                                           : fmt::format("pod-{}", index);
       PodContext ctx;
       ctx.lenient_priority_class = true;
-      auto t = read_pod_template(r, md, child(item, "spec"), fmt::format("Pod/{}.spec", name), ctx);
+      auto t = read_pod_template(r, item, md, child(item, "spec"), fmt::format("Pod/{}.spec", name), ctx);
       if (t.daemon_owned || t.mirror) {
         continue; // DaemonSet and static pods follow nodes; model them with DaemonSets
       }

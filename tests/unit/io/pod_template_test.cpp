@@ -44,6 +44,22 @@ TEST_CASE("pods: container requests, limits-only defaulting and quantities", "[i
   CHECK(spec.requests.pods() == 0); // pods: 1 is added by the scheduler, not here
 }
 
+TEST_CASE("pods: a template without a spec is reported at a line, even when its metadata has none",
+          "[io][pod]")
+{
+  // `metadata:` with no value ends the document: yaml-cpp gives that empty value no position.
+  const std::string deployment = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+                                 "  replicas: 1\n  template:\n    metadata:\n";
+  REQUIRE_ERROR(k_scenario + deployment + "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n",
+                "t.yaml:11:5: error: Deployment/d.spec.template.spec: the pod needs a 'spec' with containers");
+  REQUIRE_ERROR(k_scenario + deployment,
+                "t.yaml:11:5: error: Deployment/d.spec.template.spec: the pod needs a 'spec' with containers");
+  // With a place of its own, the metadata is where it is reported.
+  REQUIRE_ERROR(k_scenario + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n"
+                             "  template:\n    metadata: {labels: {a: b}}\n",
+                "t.yaml:10:15: error: Deployment/d.spec.template.spec: the pod needs a 'spec' with containers");
+}
+
 TEST_CASE("pods: init containers and sidecars follow PodRequests", "[io][pod][resources]")
 {
   // max(sum of containers, largest init container) when there is no sidecar.
