@@ -64,6 +64,7 @@ int check_command(const CheckOptions& o)
 
   const report::RunResult baseline = report::parse_result_json(io::read_text_file(o.baseline), o.baseline);
   const model::Scenario scenario = io::load_scenario(o.scenario, o.sets);
+  refuse_input_as_output(o.out, scenario_files(scenario)); // (the baseline may be replaced: the next one)
   RunSettings settings;
   // The baseline's engines and seed unless told otherwise, so like is compared with like.
   settings.engines = engines_for(o.engine);

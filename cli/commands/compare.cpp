@@ -105,6 +105,7 @@ int compare_command(const CompareOptions& o)
   std::vector<model::Scenario> scenarios;
   for (const auto& d : specs) {
     scenarios.push_back(io::load_scenario(d.path, d.sets));
+    refuse_input_as_output(o.out, scenario_files(scenarios.back()));
   }
   RunSettings settings;
   settings.engines = engines_for(o.engine);

@@ -34,6 +34,7 @@ int preview_command(const PreviewCliOptions& o)
     }
     options.now = *t;
   }
+  refuse_input_as_output(o.out, {o.files.nodes, o.files.pods, o.files.node_pools, o.files.pdbs, o.files.node_classes});
   const io::ClusterDump dump = io::load_cluster_dump(o.files);
   const preview::PreviewResult result = preview::run_preview(dump, options);
   emit(o.json ? preview::render_json(result) : preview::render_text(result), o.out);

@@ -27,6 +27,7 @@ struct RunCommandOptions
 int run_command(const RunCommandOptions& o)
 {
   const model::Scenario scenario = io::load_scenario(o.scenario, o.sets);
+  refuse_input_as_output(o.out, scenario_files(scenario));
   const report::Format format = choose_format(o.output, o.out, stdout_is_terminal());
   RunSettings settings;
   settings.engines = engines_for(o.engine);

@@ -149,6 +149,7 @@ int sweep_command(const SweepOptions& o)
   }
   const sweep::SweepSpec spec = spec_of(o);
   const auto variants = sweep::grid_variants(o.scenario, spec.axes, spec.sets);
+  refuse_input_as_output(o.out, {o.scenario});
   if (o.emit) {
     return emit_k8s_job(o, spec, variants);
   }
@@ -188,6 +189,7 @@ int sweep_command(const SweepOptions& o)
 
 int merge_command(const MergeOptions& o)
 {
+  refuse_input_as_output(o.out, o.files);
   std::vector<sweep::ShardResult> shards;
   for (const auto& f : o.files) {
     shards.push_back(sweep::parse_shard_json(io::read_text_file(f), f));

@@ -1,5 +1,6 @@
 // `capsim trace stats|convert|generate`: summarise, convert and synthesise pod traces (SPEC §3).
 #include "cli/commands/commands.hpp"
+#include "cli/output/emit.hpp"
 #include "core/base/quantity.hpp"
 #include "core/base/text.hpp"
 #include "core/io/files.hpp"
@@ -66,6 +67,7 @@ int run_convert(const ConvertOptions& o)
   if (to != io::TraceFormat::csv && to != io::TraceFormat::jsonl) {
     throw InputError(SourceLocation{"--to", 0, 0}, "traces are written as csv or jsonl");
   }
+  refuse_input_as_output(o.out, {o.in});
   const auto pods = io::read_trace(o.in, from);
   io::AtomicFile file(o.out);
   io::write_trace(file.stream(), pods, to);

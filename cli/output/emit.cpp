@@ -6,8 +6,12 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <iostream>
 
 namespace capsim::cli {
@@ -69,6 +73,31 @@ void emit(const std::string& text, const std::string& out_path)
     return;
   }
   write_file_atomic(out_path, text);
+}
+
+void refuse_input_as_output(const std::string& out_path, const std::vector<std::string>& inputs)
+{
+  if (out_path.empty() || out_path == "-") {
+    return;
+  }
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (!in.empty() && std::filesystem::equivalent(out_path, in, ec) && !ec) {
+      throw InputError(SourceLocation{out_path, 0, 0},
+                       fmt::format("this is the input file '{}': writing the result here would replace it (expected "
+                                   "another output path)",
+                                   in));
+    }
+  }
+}
+
+std::vector<std::string> scenario_files(const model::Scenario& scenario)
+{
+  std::vector<std::string> out{scenario.source_path};
+  for (const auto& t : scenario.traces) {
+    out.push_back(t.path);
+  }
+  return out;
 }
 
 Duration parse_timeline_step(const std::string& text)

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "core/base/units.hpp"
+#include "core/model/scenario.hpp"
 #include "core/report/render.hpp"
 
 #include <string>
+#include <vector>
 
 namespace capsim::cli {
 
@@ -20,6 +22,13 @@ namespace capsim::cli {
 
 // Writes `text` to stdout, or atomically to `out_path` when it is not empty.
 void emit(const std::string& text, const std::string& out_path);
+
+// InputError at `out_path` when it names one of `inputs` (the same file, however spelled): the
+// result would replace what it was made from. Commands call it before any work is done.
+void refuse_input_as_output(const std::string& out_path, const std::vector<std::string>& inputs);
+
+// The files a scenario was read from: the stream itself and its traces.
+[[nodiscard]] std::vector<std::string> scenario_files(const model::Scenario& scenario);
 
 // --timeline STEP ("30s", "5m"); InputError naming the option when invalid or zero.
 [[nodiscard]] Duration parse_timeline_step(const std::string& text);

@@ -175,6 +175,25 @@ TEST_CASE("capsim run: every format, --out by extension, atomically", "[report][
     CHECK(t.exit_code == 0);
     CHECK(slurp(dir.file("append.json")).find("}\narrival,cpu,memory,template,name\n") != std::string::npos);
   }
+  SECTION("--out naming an input file is refused before anything runs")
+  {
+    std::filesystem::copy_file(k_tiny, dir.file("tiny.yaml"));
+    std::filesystem::create_symlink("tiny.yaml", dir.file("alias.yaml"));
+    const std::string original = slurp(dir.file("tiny.yaml"));
+    for (const std::string command : {"run tiny.yaml --out ./tiny.yaml", "bound alias.yaml --out tiny.yaml",
+                                      "compare tiny.yaml tiny.yaml --out alias.yaml",
+                                      "sweep tiny.yaml --vary Scenario.spec.seed=1,2 --out tiny.yaml"}) {
+      const auto r = run_capsim(dir, command);
+      CHECK(r.exit_code == 2);
+      CHECK(r.err.find("error: this is the input file '") != std::string::npos);
+      CHECK(slurp(dir.file("tiny.yaml")) == original);
+    }
+    std::ofstream(dir.file("t.csv")) << "arrival,cpu,memory,duration\n1,100m,128Mi,60\n";
+    const auto t = run_capsim(dir, "trace convert t.csv ./t.csv");
+    CHECK(t.exit_code == 2);
+    CHECK(t.err.rfind("./t.csv: error: this is the input file 't.csv'", 0) == 0);
+    CHECK(slurp(dir.file("t.csv")) == "arrival,cpu,memory,duration\n1,100m,128Mi,60\n");
+  }
   SECTION("an unwritable --out is an input error and leaves no file")
   {
     const auto r = run_capsim(dir, "run '" + k_tiny + "' --out missing-dir/result.json");
