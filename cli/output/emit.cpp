@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <system_error>
 #include <iostream>
+#include <system_error>
 
 namespace capsim::cli {
 
