@@ -51,7 +51,7 @@ void add_bound_command(CLI::App& app, CommandResult& result)
   cmd->add_option("-o,--output", o->output, "Output format: table, json, csv, markdown")
     ->check(CLI::IsMember({"table", "json", "csv", "markdown", "md"}));
   cmd->add_option("--out", o->out, "Write to this file (atomically) instead of stdout");
-  cmd->add_option("--seed", o->seed, "Seed (overrides spec.seed)");
+  cmd->add_option("--seed", o->seed, "Seed (overrides spec.seed)")->check(seed_check());
   cmd->add_option("--set", o->sets, "Override a scenario field: PATH=VALUE");
   cmd->add_option("--progress", o->progress, "Progress bar on stderr: auto, always, never")
     ->check(CLI::IsMember({"auto", "always", "never"}));

@@ -124,7 +124,7 @@ void add_check_command(CLI::App& app, CommandResult& result)
   cmd->add_option("--set", o->sets, "Override a scenario field: PATH=VALUE");
   cmd->add_option("-e,--engine", o->engine, "Engine to run (default: the baseline's engines)")
     ->check(CLI::IsMember({"karpenter", "cluster-autoscaler", "all"}));
-  cmd->add_option("--seed", o->seed, "Seed (default: the baseline's seed)");
+  cmd->add_option("--seed", o->seed, "Seed (default: the baseline's seed)")->check(seed_check());
   cmd->add_option("--out", o->out, "Also write this run's JSON result here (e.g. the next baseline)");
   cmd->add_option("--progress", o->progress, "Progress bar on stderr: auto, always, never")
     ->check(CLI::IsMember({"auto", "always", "never"}));

@@ -13,6 +13,10 @@ struct CommandResult
   std::function<int()> action;
 };
 
+// --seed's check, on the text before CLI11 converts it (which would take -1 or 2^64 as the largest
+// seed): a whole number from 0 to 2^63-1, as spec.seed.
+[[nodiscard]] const CLI::Validator& seed_check();
+
 // Each command file adds its subcommand (one file per command, as in mamba's micromamba).
 void register_commands(CLI::App& app, CommandResult& result);
 

@@ -156,7 +156,8 @@ void add_compare_command(CLI::App& app, CommandResult& result)
   cmd->add_option("-o,--output", o->output, "Output format (default: table on a terminal, json otherwise)")
     ->check(CLI::IsMember({"table", "json", "csv", "markdown", "md", "html"}));
   cmd->add_option("--out", o->out, "Write the comparison to this file (atomically) instead of stdout");
-  cmd->add_option("--seed", o->seed, "Seed for every design (default: the first scenario's spec.seed)");
+  cmd->add_option("--seed", o->seed, "Seed for every design (default: the first scenario's spec.seed)")
+      ->check(seed_check());
   cmd->add_option("--timeline", o->timeline, "Add timeline rows every STEP (e.g. 5m)");
   cmd->add_option("--progress", o->progress, "Progress bar on stderr: auto, always, never")
     ->check(CLI::IsMember({"auto", "always", "never"}));

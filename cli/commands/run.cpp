@@ -61,7 +61,7 @@ void add_run_command(CLI::App& app, CommandResult& result)
                   "Output format (default: table on a terminal, json otherwise or from the --out extension)")
     ->check(CLI::IsMember({"table", "json", "csv", "markdown", "md", "html"}));
   cmd->add_option("--out", o->out, "Write the result to this file (atomically) instead of stdout");
-  cmd->add_option("--seed", o->seed, "Seed for every random choice (overrides spec.seed)");
+  cmd->add_option("--seed", o->seed, "Seed for every random choice (overrides spec.seed)")->check(seed_check());
   cmd->add_option("--set", o->sets, "Override a scenario field: PATH=VALUE (e.g. Scenario.spec.duration=2h)");
   cmd->add_option("--timeline", o->timeline, "Add timeline rows every STEP (e.g. 5m)");
   cmd->add_flag("--explain", o->explain, "Print the decision log (consolidation, scale-up/down) after the summary");

@@ -212,7 +212,8 @@ void add_sweep_command(CLI::App& app, CommandResult& result)
                   "An axis of the grid: [NAME:]PATH=V1,V2,... (commas inside [], {} or quotes do not split)");
   cmd->add_option("--set", o->sets, "Override a field in every variant: PATH=VALUE");
   cmd->add_option("--seeds", o->seeds, "Runs per variant, with seeds spec.seed, spec.seed+1, ... (default 1)");
-  cmd->add_option("--seed", o->seed, "First seed of every variant (default: each variant's spec.seed)");
+  cmd->add_option("--seed", o->seed, "First seed of every variant (default: each variant's spec.seed)")
+      ->check(seed_check());
   cmd->add_option("-j,--jobs", o->jobs, "Simulations run at once (default: the machine's hardware threads)");
   cmd->add_option("-e,--engine", o->engine, "Engine to run (default: those the scenario configures)")
     ->check(CLI::IsMember({"karpenter", "cluster-autoscaler", "all"}));

@@ -269,7 +269,7 @@ void add_trace_command(CLI::App& app, CommandResult& result)
       ->check(CLI::IsMember({"diurnal", "poisson", "steps", "burst", "constant"}));
   g->add_option("--out", gen->out, "Output file (.csv or .jsonl)")->required();
   g->add_option("--format", gen->format, "csv | jsonl (default: from --out's extension)");
-  g->add_option("--seed", gen->seed, "Random seed (default 1)");
+  g->add_option("--seed", gen->seed, "Random seed (default 1)")->check(seed_check());
   g->add_option("--duration", gen->duration, "Length of the trace (default 24h)");
   g->add_option("--min", gen->min, "diurnal: replicas at the trough (t=0)");
   g->add_option("--max", gen->max, "diurnal: replicas at the peak (t=period/2)");

@@ -1,11 +1,14 @@
 #include "core/sim/run.hpp"
 
+#include "core/base/quantity.hpp"
 #include "core/cas/cluster_autoscaler.hpp"
 #include "core/catalog/load.hpp"
 #include "core/io/workload.hpp"
 #include "core/karpenter/controller.hpp"
 #include "core/karpenter/disruption.hpp"
 #include "core/sim/engine.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -143,6 +146,14 @@ report::RunResult run_scenario(const model::Scenario& input_scenario, const RunO
   std::vector<model::Pod> workload = io::expand_workload(scenario);
   const SimTime end = natural_end(scenario, workload);
   out.duration = end;
+  if (options.timeline_step > 0 && end / options.timeline_step >= k_max_timeline_rows) {
+    // (A row a millisecond over a week would be 600 million rows: refused before the run.)
+    const Duration least = end / k_max_timeline_rows + 1;
+    throw InputError({.file = "--timeline " + format_duration(options.timeline_step)},
+                     fmt::format("{} rows over {} (at most {}; expected a step of at least {})",
+                                 end / options.timeline_step + 1, format_duration(end), k_max_timeline_rows,
+                                 format_duration((least + k_second - 1) / k_second * k_second)));
+  }
 
   const std::vector<std::string> engines = engines_to_run(scenario, options.engines);
   auto controllers = make_controllers(scenario, cat, engines, out.seed);

@@ -11,6 +11,9 @@
 
 namespace capsim::sim {
 
+// Timeline rows a run may ask for (RunOptions::timeline_step over the run's duration).
+inline constexpr SimTime k_max_timeline_rows = 1'000'000;
+
 struct RunOptions
 {
   std::vector<std::string> engines; // "karpenter", "cluster-autoscaler"; empty = scenario's choice

@@ -226,6 +226,20 @@ TEST_CASE("capsim run/compare/check/bound: bad input exits 2 with a reason", "[r
   const auto step = run_capsim(dir, "run '" + k_tiny + "' --timeline soon");
   CHECK(step.exit_code == 2);
   CHECK(step.err.find("--timeline soon: error:") == 0);
+  // A row a millisecond over the hour: 3.6 million rows, refused before the run.
+  const auto rows = run_capsim(dir, "run '" + k_tiny + "' --timeline 1ms");
+  CHECK(rows.exit_code == 2);
+  CHECK(rows.err.find("--timeline 1ms: error: 3600001 rows over 1h (at most 1000000; expected a step of at least 1s)")
+        == 0);
+  // CLI11 alone would take these as the largest seed.
+  for (const std::string seed : {"-1", "18446744073709551616", "9223372036854775808", "0x10"}) {
+    const auto r = run_capsim(dir, "run '" + k_tiny + "' --seed " + seed);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--seed: '" + seed + "' is not a seed (expected a whole number from 0 to 9223372036854775807") == 0);
+  }
+  CHECK(run_capsim(dir, "run '" + k_tiny + "' -o json --seed 9223372036854775807").out.find(
+            "\"seed\": 9223372036854775807,")
+        != std::string::npos);
   const auto variant = run_capsim(dir, "compare '" + k_tiny + "' --variant nocolon");
   CHECK(variant.exit_code == 2);
   CHECK(variant.err.find("expected NAME:PATH=VALUE") != std::string::npos);
