@@ -27,7 +27,7 @@ struct SweepOptions
   std::string scenario;
   std::vector<std::string> vary;
   std::vector<std::string> sets;
-  std::size_t seeds = 1;
+  std::int64_t seeds = 1; // (signed: CLI11 would read -1 into an unsigned count as its largest value)
   std::optional<std::uint64_t> seed;
   unsigned jobs = 0;
   std::string engine;
@@ -63,11 +63,11 @@ sweep::SweepSpec spec_of(const SweepOptions& o)
     spec.axes.push_back(sweep::parse_axis(v));
   }
   sweep::name_axes(spec.axes);
-  if (o.seeds < 1 || o.seeds > sweep::k_max_seeds) {
+  if (o.seeds < 1 || o.seeds > static_cast<std::int64_t>(sweep::k_max_seeds)) {
     throw InputError(SourceLocation{"--seeds " + std::to_string(o.seeds), 0, 0},
                      "expected between 1 and " + std::to_string(sweep::k_max_seeds) + " seeds per variant");
   }
-  spec.seeds = o.seeds;
+  spec.seeds = static_cast<std::size_t>(o.seeds);
   spec.seed = o.seed;
   spec.engine = o.engine;
   (void)spec.cell_count(); // InputError when the grid is absurdly large

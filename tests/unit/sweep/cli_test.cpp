@@ -139,6 +139,10 @@ TEST_CASE("capsim sweep: local run, shards and merge through the binary", "[swee
   CHECK(run_capsim("sweep " + shell_quote(k_scenario) + " --shard 3/3 -o json > /dev/null 2>&1") == 2);
   CHECK(run_capsim("sweep " + shell_quote(k_scenario) + " --shard 0/3 -o csv > /dev/null 2>&1") == 2);
   CHECK(run_capsim("sweep -o json > /dev/null 2>&1") == 2);
+  // -1 seeds is -1, not the largest count.
+  CHECK(run_capsim("sweep " + shell_quote(k_scenario) + " --seeds -1 -o json 2>&1 | grep -q -- '^--seeds -1: error: "
+                   "expected between 1 and 10000 seeds per variant'")
+        == 0);
 }
 
 TEST_CASE("capsim sweep --emit-k8s-job: the pods, run as Kubernetes would, reproduce the local report",
