@@ -175,8 +175,14 @@ int run_generate(const GenerateOptions& o)
     g.steps = *steps;
   } else if (o.pattern == "burst") {
     g.at = duration_flag(o.at, "--at");
+    if (o.count < 0) {
+      throw InputError(SourceLocation{"--count", 0, 0}, "burst needs --count >= 0");
+    }
     g.count = o.count;
   } else if (o.pattern == "constant") {
+    if (o.replicas < 0) {
+      throw InputError(SourceLocation{"--replicas", 0, 0}, "constant needs --replicas >= 0");
+    }
     g.steps.push_back({0, o.replicas});
   }
   if (!o.runtime.empty()) {

@@ -98,8 +98,9 @@ std::vector<GeneratedArrival> generate_arrivals(const model::Generator& g, Durat
     const double peak = std::max(g.rate_per_hour, g.peak_rate_per_hour);
     const double expected = peak * static_cast<double>(horizon) / static_cast<double>(k_hour);
     if (expected > static_cast<double>(k_max_workload_pods)) {
-      throw InputError(g.location, fmt::format("ratePerHour {} over {} makes about {:.0f} pods: refused as absurd",
-                                               g.rate_per_hour, format_duration(horizon), expected));
+      throw InputError(g.location, fmt::format("{} {} over {} makes about {:.3g} pods (at most {}): refused as absurd",
+                                               peak > g.rate_per_hour ? "peakRatePerHour" : "ratePerHour", peak,
+                                               format_duration(horizon), expected, k_max_workload_pods));
     }
     // A cycling rate is drawn by thinning: arrivals at the peak rate, each kept with
     // probability rate(t) / peak (Lewis and Shedler), from the same stream.

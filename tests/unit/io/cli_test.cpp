@@ -131,6 +131,13 @@ TEST_CASE("cli: trace generate is seeded; convert and stats read it back", "[io]
                    (dir / "bad-peak.csv").string(), &out) == 2);
   CHECK(out.find("--peak-rate-per-hour: error: --peak-rate-per-hour must be >= --rate-per-hour") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "bad-peak.csv"));
+  CHECK(capsim("trace generate --pattern burst --count -3 --out " + (dir / "neg.csv").string(), &out) == 2);
+  CHECK(out.find("--count: error: burst needs --count >= 0") == 0);
+  CHECK(capsim("trace generate --pattern poisson --rate-per-hour 10 --peak-rate-per-hour 1e300 --out " +
+                   (dir / "huge.csv").string(), &out) == 2);
+  CHECK(out.find("error: peakRatePerHour 1e+300 over 1d makes about 2.4e+301 pods (at most 50000000): refused as "
+                 "absurd")
+        != std::string::npos);
   // A failed generate leaves no partial file behind.
   CHECK(capsim("trace generate --pattern steps --steps 2h=1,1h=2 --out " + (dir / "bad.csv").string(), &out) == 2);
   CHECK_FALSE(std::filesystem::exists(dir / "bad.csv"));
