@@ -171,10 +171,9 @@ private:
           g.instance_types.push_back(type);
         }
       }
-      if (m_region.empty()) {
-        const auto region = child(labels, "topology.kubernetes.io/region");
+      if (const auto region = child(labels, "topology.kubernetes.io/region"); m_region.empty() && region.IsDefined()) {
         m_region = scalar(region);
-        m_region_location = location(s, region);
+        m_region_location = location(s, region); // (only a node that exists has a place)
       }
     }
     const auto annotations = child(md, "annotations");

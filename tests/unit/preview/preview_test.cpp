@@ -310,6 +310,19 @@ TEST_CASE("preview: bad dumps are refused with FILE:LINE:COL", "[preview][io]")
                         0)
           == 0);
   }
+  SECTION("nodes without a region label: the default region")
+  {
+    std::ifstream in(k_dir + "nodes.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string label = "\"topology.kubernetes.io/region\": \"us-east-1\",";
+    for (auto p = text.find(label); p != std::string::npos; p = text.find(label)) {
+      text.erase(p, label.size());
+    }
+    REQUIRE(text.find("topology.kubernetes.io/region") == std::string::npos);
+    files.nodes = write("nodes-no-region.json", text);
+    CHECK(errors_of(files).empty());
+    CHECK(preview::run_preview(io::load_cluster_dump(files), {}).region == "us-east-1");
+  }
   SECTION("a missing file")
   {
     files.pods = (temp_dir() / "missing.json").string();
