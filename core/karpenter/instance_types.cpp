@@ -3,6 +3,8 @@
 #include "core/base/diagnostics.hpp"
 #include "core/catalog/catalog.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 
@@ -34,7 +36,10 @@ int OfferingSpace::add_zone(ValueId v)
     return i;
   }
   if (zones.size() >= catalog::k_max_zones) {
-    throw InputError(SourceLocation{}, "the catalog has more than 64 zones; capsim supports up to 64 per region");
+    // (An inline Catalog is refused at its 65th zone when read; this guards catalogs built in code.)
+    throw InputError(SourceLocation{}, fmt::format("the catalog has more than {} zones; capsim supports up to {} per "
+                                                   "region",
+                                                   catalog::k_max_zones, catalog::k_max_zones));
   }
   zones.push_back(v);
   return static_cast<int>(zones.size() - 1);

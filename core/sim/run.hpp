@@ -12,7 +12,7 @@
 namespace capsim::sim {
 
 // Timeline rows a run may ask for (RunOptions::timeline_step over the run's duration).
-inline constexpr SimTime k_max_timeline_rows = 1'000'000;
+inline constexpr std::int64_t k_max_timeline_rows = 1'000'000;
 
 struct RunOptions
 {

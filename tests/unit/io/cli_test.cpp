@@ -84,6 +84,7 @@ TEST_CASE("cli: what only the catalog or an engine can reject points at its line
                                          "  clusterAutoscaler: {expander: 'random,price'}\n"
                                          + group.substr(0, group.find("m5.lrage")) + "m5.xlarge\n  maxSize: 3\n"
                                          + pod);
+  const auto engineless = write("engineless.yaml", "apiVersion: capsim/v1\nkind: Scenario\nspec: {duration: 1h}\n" + pod);
   for (const std::string command : {"validate ", "run "}) {
     std::string out;
     CHECK(capsim(command + region, &out) == 2);
@@ -96,6 +97,10 @@ TEST_CASE("cli: what only the catalog or an engine can reject points at its line
     CHECK(out.find(endless + ":1:1: error: the workload has no natural end (pod 'p' runs until it is deleted)") == 0);
     CHECK(capsim(command + chain, &out) == 2);
     CHECK(out.find(chain + ":5:33: error: clusterAutoscaler.expander: 'price' follows 'random'") == 0);
+    CHECK(capsim(command + engineless, &out) == 2);
+    CHECK(out.find(engineless + ":1:1: error: the scenario configures no engine: add a karpenter.sh/v1 NodePool or a "
+                                "capsim/v1 NodeGroup")
+          == 0);
   }
 }
 
