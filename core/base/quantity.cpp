@@ -247,6 +247,18 @@ Expected<Duration> parse_duration(std::string_view text, bool allow_never)
   return static_cast<Duration>(total_ms + 0.5L);
 }
 
+Expected<Duration> parse_go_duration(std::string_view text)
+{
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+  }
+  // No unit of Go's (ns, us, µs, ms, s, m, h) has a 'd': "7d" is capsim's, not Go's.
+  if (text.find('d') != std::string_view::npos) {
+    return Expected<Duration>::failure(fmt::format("'{}' is not a Go duration (days are not a unit)", text));
+  }
+  return parse_duration(text);
+}
+
 std::string format_duration(Duration d)
 {
   if (d == k_never) {

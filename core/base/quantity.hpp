@@ -23,6 +23,10 @@ namespace capsim {
 // k_never when allow_never is set. Negative durations are errors.
 [[nodiscard]] Expected<Duration> parse_duration(std::string_view text, bool allow_never = false);
 
+// Go's time.ParseDuration, for values Kubernetes controllers parse with it: parse_duration
+// without days, with an optional leading '+'. Negative durations are errors, as above.
+[[nodiscard]] Expected<Duration> parse_go_duration(std::string_view text);
+
 // "1h30m0s"-like text for a duration, shortest form: 90000 -> "1m30s", 0 -> "0s".
 [[nodiscard]] std::string format_duration(Duration d);
 

@@ -7,6 +7,21 @@
 
 namespace capsim::cluster {
 
+bool do_not_disrupt_active(const PodState& pod, SimTime now)
+{
+  if (!pod.pod.spec) {
+    return false;
+  }
+  const Duration d = pod.pod.spec->do_not_disrupt;
+  if (d <= 0) {
+    return false;
+  }
+  if (d == k_never || pod.started_at < 0) {
+    return true; // "true", or a duration for a pod whose start time is unknown (fail safe)
+  }
+  return now - pod.started_at < d;
+}
+
 std::uint64_t Cluster::InstanceId::next()
 {
   static std::atomic<std::uint64_t> counter{0};

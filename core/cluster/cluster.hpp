@@ -40,6 +40,11 @@ struct alignas(64) PodState
   model::Pod pod;
 };
 
+// Whether a pod's karpenter.sh/do-not-disrupt annotation is in force at `now`: "true" always; a
+// duration while the pod has run for less than it (or has not started). Karpenter neither
+// disrupts a node for such a pod nor evicts it while draining one.
+[[nodiscard]] bool do_not_disrupt_active(const PodState& pod, SimTime now);
+
 enum class NodeOwner : std::uint8_t { static_node, node_pool, node_group };
 
 enum class NodeLifecycle : std::uint8_t {

@@ -478,17 +478,16 @@ void read_annotations(YamlReader& r, const YAML::Node& metadata, const std::stri
     const auto node = child(annotations, key);
     return present(node) ? node : annotations;
   };
+  // Karpenter's IsDoNotDisruptActive: "true" protects for good and a positive Go duration that
+  // long after the pod starts; any other value is as if the annotation were absent (Karpenter
+  // publishes an event and goes on), so a dump carrying one replays as the cluster runs.
   if (auto it = spec.annotations.find(std::string(model::labels::k_do_not_disrupt)); it != spec.annotations.end()) {
     if (it->second == "true") {
       spec.do_not_disrupt = k_never;
-    } else if (it->second == "false" || it->second.empty()) {
-      spec.do_not_disrupt = 0;
-    } else if (auto d = parse_duration(it->second)) {
+    } else if (auto d = parse_go_duration(it->second); d && *d > 0) {
       spec.do_not_disrupt = *d;
     } else {
-      r.error(at(model::labels::k_do_not_disrupt),
-              fmt::format("{}: annotation {} must be \"true\" or a duration such as \"30m\" (got '{}')", what,
-                          model::labels::k_do_not_disrupt, it->second));
+      spec.do_not_disrupt = 0;
     }
   }
   if (auto it = spec.annotations.find("cluster-autoscaler.kubernetes.io/safe-to-evict"); it != spec.annotations.end()) {

@@ -65,21 +65,6 @@ double eviction_cost(const model::PodSpec& spec)
   return std::clamp(cost, -10.0, 10.0);
 }
 
-bool do_not_disrupt_active(const cluster::PodState& pod, SimTime now)
-{
-  if (!pod.pod.spec) {
-    return false;
-  }
-  const Duration d = pod.pod.spec->do_not_disrupt;
-  if (d <= 0) {
-    return false;
-  }
-  if (d == k_never || pod.started_at < 0) {
-    return true; // "true", or a duration for a pod whose start time is unknown (fail safe)
-  }
-  return now - pod.started_at < d;
-}
-
 bool tolerates_disrupted_taint(const model::PodSpec& spec)
 {
   const model::Taint disrupted{"karpenter.sh/disrupted", "", model::TaintEffect::no_schedule};

@@ -32,10 +32,6 @@ enum class DisruptionClass : std::uint8_t { graceful, eventual };
 // EvictionCost (core:pkg/utils/disruption): clamp(1 + deletionCost/2^27 + priority/2^25, -10, 10).
 [[nodiscard]] double eviction_cost(const model::PodSpec& spec);
 
-// Whether a pod's karpenter.sh/do-not-disrupt annotation is in force at `now`: "true" always; a
-// duration while the pod has run for less than it (or has not started).
-[[nodiscard]] bool do_not_disrupt_active(const cluster::PodState& pod, SimTime now);
-
 // Whether a pod tolerates karpenter.sh/disrupted:NoSchedule (the drain then leaves it alone).
 [[nodiscard]] bool tolerates_disrupted_taint(const model::PodSpec& spec);
 

@@ -455,7 +455,7 @@ void KarpenterPreview::run(PreviewResult& out)
         why.resize(until);
         for (const PodIndex p : node.pods) {
           const auto& ps = m_cluster.pod(p);
-          if (karpenter::do_not_disrupt_active(ps, m_now)) {
+          if (cluster::do_not_disrupt_active(ps, m_now)) {
             why += " (until " + format_utc(ps.started_at + ps.pod.spec->do_not_disrupt) + ")";
             break;
           }

@@ -517,11 +517,18 @@ void Engine::drain_step(NodeIndex index)
   if (n.pool < sc.node_pools.size()) {
     grace = sc.node_pools[n.pool].termination_grace_period;
   }
-  const bool force = grace && m_now >= n.deleting_since + *grace;
+  // terminator.needsForceDelete: with a terminationGracePeriod, a pod is deleted without
+  // eviction once its own terminationGracePeriodSeconds would run past the node's deadline, so
+  // a pod with a long grace period goes first (at once if it exceeds the node's).
+  const auto force_at = [&](const cluster::PodState& p) {
+    const Duration pod_grace = p.pod.spec ? p.pod.spec->termination_grace_period : 0;
+    return n.deleting_since + *grace - pod_grace;
+  };
+  const auto forced = [&](PodIndex p) { return grace && m_now >= force_at(m_cluster.pod(p)); };
   // DisruptionsAllowed per PDB now: pods not finished are expected, bound ones that started
   // are healthy (an evicted pod counts again once it runs elsewhere).
   std::vector<std::int64_t> allowed(sc.pdbs.size(), model::k_unlimited_disruptions);
-  if (!force && !sc.pdbs.empty()) {
+  if (!sc.pdbs.empty()) {
     std::vector<std::int64_t> expected(sc.pdbs.size(), 0);
     std::vector<std::int64_t> healthy(sc.pdbs.size(), 0);
     // Pending and bound pods only: the pod list also holds every future and finished pod.
@@ -546,8 +553,9 @@ void Engine::drain_step(NodeIndex index)
       allowed[i] = model::pdb_disruptions_allowed(sc.pdbs[i], expected[i], healthy[i]);
     }
   }
-  // Eviction groups (terminator.Drain): non-critical pods first, critical ones once those are
-  // gone; pods tolerating karpenter.sh/disrupted:NoSchedule are left to die with the node.
+  // Eviction groups (terminator.Drain): pods past their deadline are deleted whatever their
+  // group; of the others, non-critical pods first, critical ones once those are gone. Pods
+  // tolerating karpenter.sh/disrupted:NoSchedule are not drained: they end with the node.
   const model::Taint disrupted{"karpenter.sh/disrupted", "", model::TaintEffect::no_schedule};
   const auto ignored = [&](const model::PodSpecPtr& spec) {
     return spec && std::any_of(spec->tolerations.begin(), spec->tolerations.end(),
@@ -558,21 +566,37 @@ void Engine::drain_step(NodeIndex index)
   const std::vector<PodIndex> pods = n.pods;
   const bool non_critical_left = std::any_of(pods.begin(), pods.end(), [&](PodIndex p) {
     const auto& spec = m_cluster.pod(p).pod.spec;
-    return !ignored(spec) && !critical(spec);
+    return !forced(p) && !ignored(spec) && !critical(spec);
   });
   std::size_t left = 0;
+  SimTime next = m_now + k_drain_retry;
   std::vector<std::size_t> covering;
   for (const PodIndex p : pods) {
-    const auto& spec = m_cluster.pod(p).pod.spec;
-    if (ignored(spec) && !force) {
+    const auto& pod = m_cluster.pod(p);
+    const auto& spec = pod.pod.spec;
+    if (ignored(spec)) {
       continue;
     }
-    if (critical(spec) && non_critical_left && !force) {
+    if (forced(p)) {
+      evict_pod(p);
+      continue;
+    }
+    if (grace) {
+      next = std::min(next, std::max(m_now + 1, force_at(pod)));
+    }
+    if (critical(spec) && non_critical_left) {
+      ++left;
+      continue;
+    }
+    // The eviction queue leaves a pod with an active do-not-disrupt annotation alone
+    // (terminator/eviction.go): the drain waits for it to finish, for its annotation to lapse,
+    // or for its deadline.
+    if (cluster::do_not_disrupt_active(pod, m_now)) {
       ++left;
       continue;
     }
     covering.clear();
-    for (std::size_t i = 0; spec && !force && i < sc.pdbs.size(); ++i) {
+    for (std::size_t i = 0; spec && i < sc.pdbs.size(); ++i) {
       if (model::pdb_selects(sc.pdbs[i], *spec)) {
         covering.push_back(i);
       }
@@ -591,10 +615,6 @@ void Engine::drain_step(NodeIndex index)
   if (left == 0) {
     m_queue.push(m_now + (pods.empty() ? 0 : k_drain_time), Phase::cloud, EventKind::node_terminate, index);
     return;
-  }
-  SimTime next = m_now + k_drain_retry;
-  if (grace) {
-    next = std::min(next, std::max(m_now + 1, n.deleting_since + *grace));
   }
   m_queue.push(next, Phase::cloud, EventKind::drain_step, index);
 }

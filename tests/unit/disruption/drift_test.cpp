@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace capsim::karpenter::dtest {
 
@@ -258,4 +259,176 @@ TEST_CASE("Drift: RequirementsDrifted - a node whose labels no longer satisfy th
   CHECK(result.disruptions.drift == 1);
 }
 
+TEST_CASE("Drift: should continue to the next drifted node if the first cannot reschedule all pods",
+          "[disruption][drift]")
+{
+  // node-0's pod asks for 150 CPUs, more than any instance type has; node-1 (allocatable 1 CPU)
+  // holds a 1-CPU pod that a replacement can take.
+  DriftSuite s;
+  s.add_node("node-0");
+  s.sim.node("node-1", "default", s.type, resources(1000, 0, 100));
+  s.sim.pods_on("node-0", 1, app_pod(150'000));
+  s.sim.pods_on("node-1", 1, app_pod(1000));
+  s.drift("node-0");
+  s.drift("node-1");
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive(std::string("node-0")));
+  CHECK_FALSE(s.sim.alive(std::string("node-1")));
+  CHECK(s.sim.alive().size() == 2);
+  CHECK(result.nodes.launched == 1);
+  const auto replaces = decisions(result, "drift", "replace");
+  REQUIRE(replaces.size() == 1);
+  CHECK(replaces[0].candidate == "node-1");
+}
+
+TEST_CASE("Drift: should ignore nodes with the karpenter.sh/do-not-disrupt annotation set to true",
+          "[disruption][drift]")
+{
+  DriftSuite s;
+  s.sim.node("node-0", "default", s.type, resources(32000, 0, 100), {}, {}, true);
+  s.drift("node-0");
+  const auto result = s.sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
+  CHECK(result.disruptions.drift == 0);
+}
+
+TEST_CASE("Drift: should not create replacements for drifted nodes that have pods with the karpenter.sh/do-not-disrupt "
+          "annotation set to true when the NodePool's TerminationGracePeriod is not nil",
+          "[disruption][drift]")
+{
+  // With a terminationGracePeriod the node is a drift candidate (eventual disruption), but the
+  // pod that cannot be evicted is not rescheduled: the command deletes the node without a
+  // replacement, and the drain waits for the grace period.
+  DriftSuite s;
+  s.pool().termination_grace_period = 300 * k_second;
+  s.add_node("node-0");
+  auto blocked = app_pod();
+  blocked.do_not_disrupt = k_never;
+  s.sim.pods_on("node-0", 1, blocked);
+  s.drift("node-0");
+  const auto result = s.sim.run(2 * k_minute);
+  INFO(dump(result));
+  CHECK(result.nodes.launched == 0);
+  CHECK(decisions(result, "drift", "replace").empty());
+  CHECK(decisions(result, "drift", "delete").size() == 1);
+  CHECK(s.sim.alive() == std::vector<std::string>{"node-0"}); // draining until the grace period ends
+}
+
+TEST_CASE("Drift: should not create replacements for drifted nodes that have pods with the blocking PDBs when the "
+          "NodePool's TerminationGracePeriod is not nil",
+          "[disruption][drift][pdb]")
+{
+  DriftSuite s;
+  s.pool().termination_grace_period = 300 * k_second;
+  s.add_node("node-0");
+  PodOpts pod;
+  pod.labels = {{"test", "value"}};
+  s.sim.pods_on("node-0", 1, pod);
+  model::PodDisruptionBudget pdb;
+  pdb.name = "pdb";
+  pdb.selector.match_labels = pod.labels;
+  pdb.max_unavailable = "0";
+  s.sim.scenario.pdbs.push_back(pdb);
+  s.drift("node-0");
+  const auto result = s.sim.run(2 * k_minute);
+  INFO(dump(result));
+  CHECK(result.nodes.launched == 0);
+  CHECK(decisions(result, "drift", "replace").empty());
+  CHECK(decisions(result, "drift", "delete").size() == 1);
+}
+
+TEST_CASE("Drift: should not drift nodes with pods that have a duration-based do-not-disrupt annotation that is still "
+          "active",
+          "[disruption][drift]")
+{
+  for (const SimTime end : {2 * k_minute - k_second, 3 * k_minute}) {
+    DriftSuite s;
+    s.add_node("node-0");
+    auto blocked = app_pod();
+    blocked.do_not_disrupt = 2 * k_minute;
+    s.sim.pods_on("node-0", 1, blocked);
+    s.drift("node-0");
+    const auto result = s.sim.run(end);
+    INFO(dump(result));
+    if (end < 2 * k_minute) {
+      CHECK(result.nodes.launched == 0); // blocked while the grace period runs
+      CHECK(decisions(result, "drift", "replace").empty());
+    } else {
+      CHECK(result.nodes.launched == 1); // then a replacement is created
+      CHECK(decisions(result, "drift", "replace").size() == 1);
+    }
+  }
+}
+
+TEST_CASE("Drift: should not drift nodes until the longest duration-based do-not-disrupt grace period expires across "
+          "multiple pods",
+          "[disruption][drift]")
+{
+  for (const SimTime end : {2 * k_minute, 3 * k_minute - k_second, 4 * k_minute}) {
+    DriftSuite s;
+    s.add_node("node-0");
+    auto one = app_pod();
+    one.do_not_disrupt = k_minute;
+    auto three = app_pod();
+    three.do_not_disrupt = 3 * k_minute;
+    s.sim.pods_on("node-0", 1, one);
+    s.sim.pods_on("node-0", 1, three);
+    s.drift("node-0");
+    const auto result = s.sim.run(end);
+    INFO(dump(result));
+    CHECK(result.nodes.launched == (end < 3 * k_minute ? 0 : 1));
+  }
+}
+
+TEST_CASE("Drift Budgets: should respect budgets for multiple nodepools", "[disruption][drift][budgets]")
+{
+  // Ten NodePools with a budget of one node, three drifted nodes each, two of them with a pod.
+  // Upstream reconciles 30 times without executing a command and finds one per NodePool, each
+  // deleting its empty node (drift takes empty nodes first). Here commands execute, and a node
+  // stops counting against its budget once its instance is terminating (InstanceTerminating):
+  // each NodePool starts with its empty node and never has two nodes disrupted at once.
+  DriftSuite s;
+  s.sim.scenario.node_pools.clear();
+  for (int p = 0; p < 10; ++p) {
+    auto& pool = s.sim.pool(fmt::format("pool-{}", p));
+    pool.consolidate_after = k_never;
+    pool.budgets = {model::DisruptionBudget{"1", std::nullopt, std::nullopt, {}}};
+  }
+  for (int p = 0; p < 10; ++p) {
+    for (int i = 0; i < 3; ++i) {
+      const auto name = fmt::format("pool-{}-node-{}", p, i);
+      s.sim.node(name, fmt::format("pool-{}", p), s.type, resources(32000, 0, 100));
+      if (i < 2) {
+        s.sim.pods_on(name, 1, app_pod(1000));
+      }
+      s.drift(name);
+    }
+  }
+  const auto result = s.sim.run(10 * k_minute);
+  INFO(dump(result));
+  std::map<std::string, SimTime> terminated;
+  for (const auto& n : s.sim.cluster().nodes()) {
+    terminated[n.name] = n.alive() ? -1 : n.terminated_at;
+  }
+  for (int p = 0; p < 10; ++p) {
+    const auto prefix = fmt::format("pool-{}-", p);
+    std::vector<report::Decision> commands;
+    for (const auto& d : result.decisions) {
+      if (d.method == "drift" && (d.action == "delete" || d.action == "replace") && d.candidate.rfind(prefix, 0) == 0) {
+        commands.push_back(d);
+      }
+    }
+    REQUIRE(commands.size() == 3);
+    CHECK(commands[0].candidate == prefix + "node-2");
+    CHECK(commands[0].action == "delete");
+    for (std::size_t i = 1; i < commands.size(); ++i) {
+      INFO(commands[i].candidate);
+      const SimTime previous_gone = terminated.at(commands[i - 1].candidate);
+      CHECK(previous_gone >= 0);
+      CHECK(commands[i].t >= previous_gone);
+    }
+  }
+}
 } // namespace capsim::karpenter::dtest

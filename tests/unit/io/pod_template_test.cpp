@@ -322,9 +322,22 @@ TEST_CASE("pods: priority, annotations, volumes, host ports and grace period", "
   CHECK(other.host_ports.empty());
   CHECK(other.termination_grace_period == 30 * k_second);
 
-  REQUIRE_ERROR(pod_doc("  containers: [{name: c}]\n", "  name: p\n  annotations: {karpenter.sh/do-not-disrupt: maybe}\n"),
-                "t.yaml:9:46: error: Pod/p.spec: annotation karpenter.sh/do-not-disrupt must be \"true\" or a duration "
-                "such as \"30m\" (got 'maybe')");
+  // Karpenter's IsDoNotDisruptActive: "true", or a positive Go duration; any other value is as
+  // if the annotation were absent (pkg/utils/pod/scheduling.go; consolidation_test.go "can delete
+  // nodes, considers invalid do-not-disrupt annotation format as not blocking").
+  const auto do_not_disrupt = [](const std::string& value) {
+    return pod_spec("  containers: [{name: c}]\n",
+                    "  name: p\n  annotations: {karpenter.sh/do-not-disrupt: \"" + value + "\"}\n")
+        .do_not_disrupt;
+  };
+  CHECK(do_not_disrupt("true") == k_never);
+  CHECK(do_not_disrupt("+1h30m") == 90 * k_minute);
+  CHECK(do_not_disrupt("1.5h") == 90 * k_minute);
+  CHECK(do_not_disrupt("500ms") == 500);
+  for (const char* ignored : {"maybe", "false", "True", "", "0", "0s", "-5m", "7d", "1d2h", "Never", "30"}) {
+    INFO(ignored);
+    CHECK(do_not_disrupt(ignored) == 0);
+  }
   REQUIRE_ERROR(pod_doc("  priorityClassName: hihg\n  containers: [{name: c}]\n"),
                 "t.yaml:10:22: error: Pod/p.spec: unknown priorityClassName 'hihg' (add a scheduling.k8s.io/v1 "
                 "PriorityClass to the scenario)");
