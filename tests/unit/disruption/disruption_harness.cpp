@@ -84,6 +84,7 @@ model::PodSpecPtr Sim::spec(const PodOpts& o) const
   s->node_selector = o.node_selector;
   s->pod_anti_affinity_required = o.anti_affinity;
   s->topology_spread = o.spread;
+  s->termination_grace_period = o.termination_grace_period;
   return s;
 }
 

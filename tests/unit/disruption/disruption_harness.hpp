@@ -37,6 +37,7 @@ struct PodOpts
   std::vector<model::PodAffinityTerm> anti_affinity;
   std::vector<model::TopologySpreadConstraint> spread;
   Duration runtime = -1;
+  Duration termination_grace_period = 30 * k_second; // terminationGracePeriodSeconds
 };
 
 class Sim
