@@ -59,9 +59,15 @@ void sync_instance_type_requirement(NewNodeClaim& claim)
   for (const auto* t : claim.instance_types) {
     names.push_back(t->name);
   }
+  // The claim keeps its minValues (nodeclaimtemplate.go ToNodeClaim): the checks after the
+  // price filter and the launch hold the narrowed options to it.
+  std::optional<int> min_values;
+  if (const auto* existing = claim.requirements.find(model::labels::k_instance_type)) {
+    min_values = existing->min_values;
+  }
   claim.requirements.erase(model::labels::k_instance_type);
-  claim.requirements.add(
-      model::Requirement::make(std::string(model::labels::k_instance_type), model::Operator::in, std::move(names)));
+  claim.requirements.add(model::Requirement::make(std::string(model::labels::k_instance_type), model::Operator::in,
+                                                  std::move(names), min_values));
 }
 
 double sum_prices(std::span<const Candidate> candidates)

@@ -17,38 +17,10 @@ namespace {
 
 const model::Labels k_app = {{"app", "test"}};
 
-PodOpts rs_pod()
-{
-  PodOpts o;
-  o.labels = k_app;
-  return o;
-}
-
-// test.PodDisruptionBudget with the suite's labels and maxUnavailable 0.
-model::PodDisruptionBudget blocking_pdb()
-{
-  model::PodDisruptionBudget pdb;
-  pdb.name = "pdb";
-  pdb.selector.match_labels = k_app;
-  pdb.max_unavailable = "0";
-  return pdb;
-}
-
 // The suite's NodePool and the Delete context's two nodes, node-0 and node-1.
-struct DeleteContext
+struct DeleteContext : ConsolidationSuite
 {
-  Sim sim;
-
-  DeleteContext()
-  {
-    sim.pool("default");
-    sim.scenario.settings.karpenter.spot_to_spot_consolidation = true;
-    const auto& t = sim.cheapest("on-demand");
-    sim.node("node-0", "default", t.name, resources(32000, 0, 100));
-    sim.node("node-1", "default", t.name, resources(32000, 0, 100));
-  }
-
-  model::NodePool& pool() { return sim.scenario.node_pools[0]; }
+  DeleteContext() { two_cheap_nodes(); }
 };
 
 } // namespace
@@ -100,7 +72,7 @@ TEST_CASE("Consolidation Delete: does not consolidate nodes with pods with block
   s.pool().termination_grace_period = 300 * k_second;
   s.sim.pods_on("node-0", 2, rs_pod());
   s.sim.pods_on("node-1", 1, rs_pod());
-  s.sim.scenario.pdbs.push_back(blocking_pdb());
+  s.sim.scenario.pdbs.push_back(blocking_pdb(k_app));
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   CHECK(s.sim.alive() == std::vector<std::string>{"node-0", "node-1"});
@@ -189,14 +161,7 @@ TEST_CASE("Consolidation Delete: can delete nodes with a permanently pending pod
   CHECK(result.nodes.launched == 0);
   CHECK(result.disruptions.consolidation_delete == 1);
   // The pending pod is still pending and bound nowhere.
-  const auto& cluster = s.sim.cluster();
-  int bound = 0;
-  for (const auto& n : cluster.nodes()) {
-    if (n.alive()) {
-      bound += static_cast<int>(n.pods.size());
-    }
-  }
-  CHECK(bound == 3);
+  CHECK(bound_pods(s.sim) == 3);
   CHECK(result.pods.unschedulable == 1);
 }
 
@@ -311,7 +276,7 @@ TEST_CASE("Consolidation TTL: should not replace node if a pod schedules with a 
   auto sim = ttl_sim(false);
   sim.scenario.nodes.pop_back();
   sim.pods_on("node-0", 1);
-  sim.scenario.pdbs.push_back(blocking_pdb());
+  sim.scenario.pdbs.push_back(blocking_pdb(k_app));
   sim.pending(5 * k_second, 1, pinned_to("node-0", rs_pod()));
   const auto result = sim.run(5 * k_minute);
   INFO(dump(result));
@@ -350,7 +315,7 @@ TEST_CASE("Consolidation TTL: should not delete node if pods schedule with a blo
   auto sim = ttl_sim(false);
   sim.pods_on("node-0", 1);
   sim.pods_on("node-1", 1);
-  sim.scenario.pdbs.push_back(blocking_pdb());
+  sim.scenario.pdbs.push_back(blocking_pdb(k_app));
   sim.pending(5 * k_second, 1, pinned_to("node-0", rs_pod()));
   sim.pending(5 * k_second, 1, pinned_to("node-1", rs_pod()));
   const auto result = sim.run(5 * k_minute);

@@ -20,13 +20,6 @@ namespace {
 
 const model::Labels k_app = {{"app", "test"}};
 
-PodOpts rs_pod()
-{
-  PodOpts o;
-  o.labels = k_app;
-  return o;
-}
-
 Sim suite_sim()
 {
   Sim sim;
@@ -64,17 +57,6 @@ const catalog::InstanceType& on_demand_in_zone(const Sim& sim, const std::string
   return *best;
 }
 
-int pods_alive(const Sim& sim)
-{
-  int bound = 0;
-  for (const auto& n : sim.cluster().nodes()) {
-    if (n.alive()) {
-      bound += static_cast<int>(n.pods.size());
-    }
-  }
-  return bound;
-}
-
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -102,7 +84,7 @@ TEST_CASE("Consolidation Multi-NodeClaim: can merge 3 nodes into 1 if the candid
   REQUIRE(replaces.size() == 1);
   CHECK(replaces[0].candidate == "node-0,node-1,node-2");
   CHECK(result.disruptions.consolidation_replace == 3);
-  CHECK(pods_alive(sim) == 3);
+  CHECK(bound_pods(sim) == 3);
 }
 
 TEST_CASE("Consolidation Multi-NodeClaim: should wait for the node TTL for non-empty nodes before consolidating "
@@ -132,7 +114,7 @@ TEST_CASE("Consolidation Multi-NodeClaim: should wait for the node TTL for non-e
         // (node-1, with the fewer pods, has the better savings ratio and is listed first.)
         CHECK(replaces[0].candidate == "node-1,node-0");
         CHECK(replaces[0].t == 15 * k_second);
-        CHECK(pods_alive(sim) == 3);
+        CHECK(bound_pods(sim) == 3);
       }
     }
   }
@@ -197,7 +179,7 @@ TEST_CASE("Consolidation Multi-NodeClaim: should continue to single nodeclaim co
     CHECK(deletes[0].candidate == "node-2");
     // Upstream goes on to single-node consolidation in the same reconcile.
     CHECK(deletes[0].t == 30 * k_second);
-    CHECK(pods_alive(sim) == 5);
+    CHECK(bound_pods(sim) == 5);
   }
 }
 
@@ -311,7 +293,7 @@ TEST_CASE("Consolidation Parallelization: should not schedule an additional node
   CHECK(result.disruptions.consolidation_replace == 1);
   CHECK(result.nodes.launched == 1);
   CHECK(result.pods.unschedulable == 0);
-  CHECK(pods_alive(sim) == 2);
+  CHECK(bound_pods(sim) == 2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,7 +325,7 @@ TEST_CASE("Consolidation Preferences: should consolidate a node through deletion
   // The preferred anti-affinity is ignored: node-1's pod joins node-0's two.
   CHECK(sim.alive() == std::vector<std::string>{"node-0"});
   CHECK(result.nodes.launched == 0);
-  CHECK(pods_alive(sim) == 3);
+  CHECK(bound_pods(sim) == 3);
 }
 
 TEST_CASE("Consolidation Preferences: should consolidate a node through replacement when ignoring preferences",
@@ -372,7 +354,7 @@ TEST_CASE("Consolidation Preferences: should consolidate a node through replacem
   CHECK(alive[0] != "node-0");
   CHECK(sim.alive_types() != std::vector<std::string>{expensive.name});
   CHECK(result.disruptions.consolidation_replace == 1);
-  CHECK(pods_alive(sim) == 1);
+  CHECK(bound_pods(sim) == 1);
 }
 
 // ---------------------------------------------------------------------------------------------

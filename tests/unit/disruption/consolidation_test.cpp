@@ -20,36 +20,6 @@ namespace {
 
 const model::Labels k_app = {{"app", "test"}};
 
-struct ConsolidationSuite
-{
-  Sim sim;
-
-  explicit ConsolidationSuite(std::vector<catalog::InstanceType> types = testing::fake_instance_types_assorted(),
-                              std::vector<std::string> zones = {"test-zone-1", "test-zone-2", "test-zone-3"})
-    : sim(std::move(types), std::move(zones))
-  {
-    sim.pool("default");
-    sim.scenario.settings.karpenter.spot_to_spot_consolidation = true;
-  }
-
-  model::NodePool& pool() { return sim.scenario.node_pools[0]; }
-
-  // The Delete context's nodes: leastExpensiveInstance with allocatable {cpu: 32, pods: 100}.
-  void two_cheap_nodes()
-  {
-    const auto& t = sim.cheapest("on-demand");
-    sim.node("node-0", "default", t.name, resources(32000, 0, 100));
-    sim.node("node-1", "default", t.name, resources(32000, 0, 100));
-  }
-
-  PodOpts rs_pod() const
-  {
-    PodOpts o;
-    o.labels = k_app;
-    return o;
-  }
-};
-
 const cluster::NodeState* find_alive(const Sim& sim, const std::string& name)
 {
   for (const auto& n : sim.cluster().nodes()) {
@@ -58,19 +28,6 @@ const cluster::NodeState* find_alive(const Sim& sim, const std::string& name)
     }
   }
   return nullptr;
-}
-
-const cluster::NodeState& only_alive(const Sim& sim)
-{
-  const cluster::NodeState* out = nullptr;
-  for (const auto& n : sim.cluster().nodes()) {
-    if (n.alive()) {
-      REQUIRE(out == nullptr);
-      out = &n;
-    }
-  }
-  REQUIRE(out != nullptr);
-  return *out;
 }
 
 } // namespace
@@ -82,8 +39,8 @@ TEST_CASE("Consolidation Delete: can delete nodes", "[disruption][consolidation]
 {
   ConsolidationSuite s;
   s.two_cheap_nodes();
-  s.sim.pods_on("node-0", 2, s.rs_pod());
-  s.sim.pods_on("node-1", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 2, rs_pod());
+  s.sim.pods_on("node-1", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   // node-1 has the fewer pods (best savings ratio): its pod moves to node-0, no new node.
@@ -106,12 +63,8 @@ TEST_CASE("Consolidation Delete: can delete nodes, considers PDB", "[disruption]
   s.two_cheap_nodes();
   PodOpts plain;
   s.sim.pods_on("node-0", 2, plain);
-  s.sim.pods_on("node-1", 1, s.rs_pod()); // only this pod is covered by the PDB
-  model::PodDisruptionBudget pdb;
-  pdb.name = "pdb";
-  pdb.selector.match_labels = k_app;
-  pdb.max_unavailable = "0";
-  s.sim.scenario.pdbs.push_back(pdb);
+  s.sim.pods_on("node-1", 1, rs_pod()); // only this pod is covered by the PDB
+  s.sim.scenario.pdbs.push_back(blocking_pdb(k_app));
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   // The node with more pods goes: the other one's pod has a PDB with zero disruptions allowed.
@@ -126,8 +79,8 @@ TEST_CASE("Consolidation Delete: can delete nodes, considers karpenter.sh/do-not
   const auto& t = s.sim.cheapest("on-demand");
   s.sim.node("node-0", "default", t.name, resources(32000, 0, 100));
   s.sim.node("node-1", "default", t.name, resources(32000, 0, 100), {}, {}, true);
-  s.sim.pods_on("node-0", 2, s.rs_pod());
-  s.sim.pods_on("node-1", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 2, rs_pod());
+  s.sim.pods_on("node-1", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   CHECK(s.sim.alive() == std::vector<std::string>{"node-1"});
@@ -138,8 +91,8 @@ TEST_CASE("Consolidation Delete: can delete nodes, considers karpenter.sh/do-not
 {
   ConsolidationSuite s;
   s.two_cheap_nodes();
-  s.sim.pods_on("node-0", 2, s.rs_pod());
-  auto blocked = s.rs_pod();
+  s.sim.pods_on("node-0", 2, rs_pod());
+  auto blocked = rs_pod();
   blocked.do_not_disrupt = k_never;
   s.sim.pods_on("node-1", 1, blocked);
   const auto result = s.sim.run(5 * k_minute);
@@ -154,8 +107,8 @@ TEST_CASE("Consolidation Delete: does not consolidate nodes with pods that have 
 {
   ConsolidationSuite s;
   s.two_cheap_nodes();
-  s.sim.pods_on("node-0", 2, s.rs_pod());
-  auto blocked = s.rs_pod();
+  s.sim.pods_on("node-0", 2, rs_pod());
+  auto blocked = rs_pod();
   blocked.do_not_disrupt = 2 * k_minute;
   s.sim.pods_on("node-1", 1, blocked);
   const auto result = s.sim.run(60 * k_second);
@@ -170,7 +123,7 @@ TEST_CASE("Consolidation Delete: can consolidate nodes after duration-based do-n
   for (const SimTime end : {2 * k_minute - k_second, 3 * k_minute}) {
     ConsolidationSuite s;
     s.two_cheap_nodes();
-    auto blocked = s.rs_pod();
+    auto blocked = rs_pod();
     blocked.do_not_disrupt = 2 * k_minute;
     s.sim.pods_on("node-0", 2, blocked);
     s.sim.pods_on("node-1", 1, blocked);
@@ -191,9 +144,9 @@ TEST_CASE("Consolidation Delete: won't delete nodes if it would make a non-pendi
   s.two_cheap_nodes();
   s.sim.label_node("node-0", {{"foo", "1"}});
   s.sim.label_node("node-1", {{"foo", "2"}});
-  auto on1 = s.rs_pod();
+  auto on1 = rs_pod();
   on1.node_selector = {{"foo", "1"}};
-  auto on2 = s.rs_pod();
+  auto on2 = rs_pod();
   on2.node_selector = {{"foo", "2"}};
   s.sim.pods_on("node-0", 2, on1);
   s.sim.pods_on("node-1", 1, on2);
@@ -211,8 +164,8 @@ TEST_CASE("Consolidation Delete: won't delete node if it would require pods to s
   ConsolidationSuite s;
   const auto& t = s.sim.cheapest("on-demand"); // test-zone-1
   s.sim.node("node-b", "default", t.name, resources(32000, 0, 100));
-  s.sim.pods_on("node-b", 1, s.rs_pod());
-  auto other_zone = s.rs_pod();
+  s.sim.pods_on("node-b", 1, rs_pod());
+  auto other_zone = rs_pod();
   other_zone.node_selector = {{std::string(model::labels::k_zone), "test-zone-2"}};
   s.sim.pending(0, 1, other_zone);
   const auto result = s.sim.run(60 * k_second);
@@ -232,9 +185,9 @@ TEST_CASE("Consolidation Delete: should not consolidate pods onto a destination 
   ConsolidationSuite s;
   s.pool().consolidate_after = k_minute;
   s.two_cheap_nodes();
-  s.sim.pods_on("node-0", 2, s.rs_pod());
-  s.sim.pods_on("node-1", 1, s.rs_pod());
-  auto pinned = s.rs_pod();
+  s.sim.pods_on("node-0", 2, rs_pod());
+  s.sim.pods_on("node-1", 1, rs_pod());
+  auto pinned = rs_pod();
   pinned.node_selector = {{std::string(model::labels::k_hostname), "node-0"}};
   s.sim.pending(50 * k_second, 1, pinned);
   {
@@ -245,8 +198,8 @@ TEST_CASE("Consolidation Delete: should not consolidate pods onto a destination 
   ConsolidationSuite later;
   later.pool().consolidate_after = k_minute;
   later.two_cheap_nodes();
-  later.sim.pods_on("node-0", 2, later.rs_pod());
-  later.sim.pods_on("node-1", 1, later.rs_pod());
+  later.sim.pods_on("node-0", 2, rs_pod());
+  later.sim.pods_on("node-1", 1, rs_pod());
   later.sim.pending(50 * k_second, 1, pinned);
   const auto result = later.sim.run(8 * k_minute);
   INFO(dump(result));
@@ -261,7 +214,7 @@ TEST_CASE("Consolidation Replace: can replace node (if the candidate is on-deman
   ConsolidationSuite s;
   const auto& expensive = s.sim.most_expensive("on-demand");
   s.sim.node("node-0", "default", expensive.name, resources(32000));
-  s.sim.pods_on("node-0", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   const auto& n = only_alive(s.sim);
@@ -283,7 +236,7 @@ TEST_CASE("Consolidation Replace: can replace node (if the candidate is spot nod
   ConsolidationSuite s;
   const auto& expensive = s.sim.most_expensive("spot");
   s.sim.node("node-0", "default", expensive.name, resources(32000));
-  s.sim.pods_on("node-0", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   const auto& n = only_alive(s.sim);
@@ -300,7 +253,7 @@ TEST_CASE("Consolidation Replace: cannot replace spot with spot if the spotToSpo
   s.sim.scenario.settings.karpenter.spot_to_spot_consolidation = false;
   const auto& expensive = s.sim.most_expensive("spot");
   s.sim.node("node-0", "default", expensive.name, resources(32000));
-  s.sim.pods_on("node-0", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
@@ -321,7 +274,7 @@ TEST_CASE("Consolidation Replace: cannot replace spot with spot if less than min
   // The most expensive spot type among them.
   const auto& expensive = s.sim.most_expensive("spot");
   s.sim.node("node-0", "default", expensive.name, resources(32000));
-  s.sim.pods_on("node-0", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
@@ -345,7 +298,7 @@ TEST_CASE("Consolidation Replace: won't replace on-demand node if on-demand repl
   s.pool().requirements.add(model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in,
                                                      {"on-demand"}));
   s.sim.node("node-0", "default", "current-on-demand", resources(32000));
-  s.sim.pods_on("node-0", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
@@ -365,7 +318,7 @@ TEST_CASE("Consolidation Replace: won't replace node if any spot replacement is 
                         testing::fake_instance_type("potential-spot-replacement", replacement)},
                        {"test-zone-1a", "test-zone-1b", "test-zone-1c"});
   s.sim.node("node-0", "default", "current-on-demand", resources(32000));
-  s.sim.pods_on("node-0", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   // The worst spot launch price ($1.0) is not below the current $0.5.
@@ -384,7 +337,7 @@ TEST_CASE("Consolidation Multi-NodeClaim: can merge 3 nodes into 1", "[disruptio
     for (int i = 0; i < 3; ++i) {
       const auto name = fmt::format("node-{}", i);
       s.sim.node(name, "default", expensive.name, resources(32000, 0, 100));
-      s.sim.pods_on(name, 1, s.rs_pod());
+      s.sim.pods_on(name, 1, rs_pod());
     }
     const auto result = s.sim.run(5 * k_minute);
     INFO(dump(result));
@@ -405,8 +358,8 @@ TEST_CASE("Consolidation Multi-NodeClaim: won't merge 2 nodes into 1 of the same
     const auto& cheap = s.sim.cheapest(spot ? "spot" : "on-demand");
     s.sim.node("node-0", "default", cheap.name, resources(32000, 0, 100));
     s.sim.node("node-1", "default", cheap.name, resources(32000, 0, 100));
-    s.sim.pods_on("node-0", 1, s.rs_pod());
-    s.sim.pods_on("node-1", 2, s.rs_pod());
+    s.sim.pods_on("node-0", 1, rs_pod());
+    s.sim.pods_on("node-1", 2, rs_pod());
     const auto result = s.sim.run(5 * k_minute);
     INFO(dump(result));
     // Not [delete 2 x cheap, launch cheap]: just delete the node with the fewest pods.
@@ -427,7 +380,7 @@ TEST_CASE("Consolidation Budgets: should only allow 3 nodes to be deleted in mul
   for (int i = 0; i < 10; ++i) {
     const auto name = fmt::format("node-{:02d}", i);
     s.sim.node(name, "default", cheap.name, resources(32000, 0, 100));
-    s.sim.pods_on(name, 1, s.rs_pod());
+    s.sim.pods_on(name, 1, rs_pod());
   }
   const auto result = s.sim.run(20 * k_second);
   INFO(dump(result));
@@ -455,7 +408,7 @@ TEST_CASE("Consolidation Budgets: single-node tries the candidates multi-node's 
     const std::vector<std::pair<std::string, int>> nodes = {{"a1", 1}, {"a2", 2}, {"a3", 3}, {"b1", 4}};
     for (const auto& [name, pods] : nodes) {
       s.sim.node(name, name == "b1" ? "b" : "a", t.name, resources(32000, 0, 100));
-      auto pod = s.rs_pod();
+      auto pod = rs_pod();
       pod.cpu_milli = 100;
       if (name == "a1" || name == "b1") {
         s.sim.label_node(name, {{"example.com/only", name}});
@@ -498,7 +451,7 @@ TEST_CASE("Consolidation TTL: should not consolidate if the action becomes inval
   ConsolidationSuite s;
   const auto& t = s.sim.cheapest("on-demand");
   s.sim.node("node-0", "default", t.name, resources(32000, 0, 100));
-  auto pinned = s.rs_pod();
+  auto pinned = rs_pod();
   pinned.node_selector = {{std::string(model::labels::k_hostname), "node-0"}};
   pinned.do_not_disrupt = k_never;
   s.sim.pending(5 * k_second, 1, pinned);
@@ -517,8 +470,8 @@ TEST_CASE("Consolidation Node Lifetime Consideration: should consolidate the nod
 {
   ConsolidationSuite s;
   s.two_cheap_nodes();
-  s.sim.pods_on("node-0", 2, s.rs_pod());
-  s.sim.pods_on("node-1", 1, s.rs_pod());
+  s.sim.pods_on("node-0", 2, rs_pod());
+  s.sim.pods_on("node-1", 1, rs_pod());
   const auto result = s.sim.run(5 * k_minute);
   INFO(dump(result));
   CHECK(s.sim.alive() == std::vector<std::string>{"node-0"});
@@ -537,8 +490,8 @@ TEST_CASE("Consolidation: v1.13 orders candidates by disruption cost (fewest pod
     // node-a: expensive with 3 pods; node-b: cheap with 1 pod. Both can take the other's pods.
     s.sim.node("node-a", "default", big.name, resources(32000, 0, 100));
     s.sim.node("node-b", "default", cheap.name, resources(32000, 0, 100));
-    s.sim.pods_on("node-a", 3, s.rs_pod());
-    s.sim.pods_on("node-b", 1, s.rs_pod());
+    s.sim.pods_on("node-a", 3, rs_pod());
+    s.sim.pods_on("node-b", 1, rs_pod());
     const auto result = s.sim.run(20 * k_second);
     INFO(version << "\n" << dump(result));
     const auto deletes = decisions(result, "single-node", "delete");

@@ -1,5 +1,7 @@
 #include "tests/unit/disruption/disruption_harness.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -233,6 +235,60 @@ model::Resources resources(std::int64_t cpu_milli, std::int64_t memory, std::int
   r[model::k_memory] = memory;
   r[model::k_pods] = pods;
   return r;
+}
+
+ConsolidationSuite::ConsolidationSuite(std::vector<catalog::InstanceType> types, std::vector<std::string> zones)
+  : sim(std::move(types), std::move(zones))
+{
+  sim.pool("default");
+  sim.scenario.settings.karpenter.spot_to_spot_consolidation = true;
+}
+
+void ConsolidationSuite::two_cheap_nodes()
+{
+  const auto& t = sim.cheapest("on-demand");
+  sim.node("node-0", "default", t.name, resources(32000, 0, 100));
+  sim.node("node-1", "default", t.name, resources(32000, 0, 100));
+}
+
+PodOpts rs_pod()
+{
+  PodOpts o;
+  o.labels = {{"app", "test"}};
+  return o;
+}
+
+model::PodDisruptionBudget blocking_pdb(const model::Labels& labels)
+{
+  model::PodDisruptionBudget pdb;
+  pdb.name = "pdb";
+  pdb.selector.match_labels = labels;
+  pdb.max_unavailable = "0";
+  return pdb;
+}
+
+const cluster::NodeState& only_alive(const Sim& sim)
+{
+  const cluster::NodeState* out = nullptr;
+  for (const auto& n : sim.cluster().nodes()) {
+    if (n.alive()) {
+      REQUIRE(out == nullptr);
+      out = &n;
+    }
+  }
+  REQUIRE(out != nullptr);
+  return *out;
+}
+
+int bound_pods(const Sim& sim)
+{
+  int bound = 0;
+  for (const auto& n : sim.cluster().nodes()) {
+    if (n.alive()) {
+      bound += static_cast<int>(n.pods.size());
+    }
+  }
+  return bound;
 }
 
 } // namespace capsim::karpenter::dtest

@@ -109,4 +109,32 @@ private:
 
 [[nodiscard]] model::Resources resources(std::int64_t cpu_milli, std::int64_t memory = 0, std::int64_t pods = 0);
 
+// The consolidation suite's BeforeEach (consolidation_test.go): the "default" NodePool pool()
+// makes, the SpotToSpotConsolidation gate on.
+struct ConsolidationSuite
+{
+  Sim sim;
+
+  explicit ConsolidationSuite(std::vector<catalog::InstanceType> types = testing::fake_instance_types_assorted(),
+                              std::vector<std::string> zones = {"test-zone-1", "test-zone-2", "test-zone-3"});
+
+  model::NodePool& pool() { return sim.scenario.node_pools[0]; }
+
+  // The Delete context's nodes node-0 and node-1: leastExpensiveInstance with allocatable
+  // {cpu: 32, pods: 100}.
+  void two_cheap_nodes();
+};
+
+// test.PodOptions of the disruption suites: labels {"app": "test"}, owned by a ReplicaSet.
+[[nodiscard]] PodOpts rs_pod();
+
+// test.PodDisruptionBudget{Labels: labels, MaxUnavailable: 0}, named "pdb".
+[[nodiscard]] model::PodDisruptionBudget blocking_pdb(const model::Labels& labels);
+
+// After run(): the one node alive (fails the test unless exactly one is).
+[[nodiscard]] const cluster::NodeState& only_alive(const Sim& sim);
+
+// After run(): the pods bound to nodes alive.
+[[nodiscard]] int bound_pods(const Sim& sim);
+
 } // namespace capsim::karpenter::dtest

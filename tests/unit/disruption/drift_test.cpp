@@ -326,11 +326,7 @@ TEST_CASE("Drift: should not create replacements for drifted nodes that have pod
   PodOpts pod;
   pod.labels = {{"test", "value"}};
   s.sim.pods_on("node-0", 1, pod);
-  model::PodDisruptionBudget pdb;
-  pdb.name = "pdb";
-  pdb.selector.match_labels = pod.labels;
-  pdb.max_unavailable = "0";
-  s.sim.scenario.pdbs.push_back(pdb);
+  s.sim.scenario.pdbs.push_back(blocking_pdb(pod.labels));
   s.drift("node-0");
   const auto result = s.sim.run(2 * k_minute);
   INFO(dump(result));

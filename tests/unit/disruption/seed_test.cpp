@@ -35,19 +35,6 @@ Sim seed_sim(const std::vector<model::DisruptionBudget>& budgets)
   return sim;
 }
 
-const cluster::NodeState& single_alive(const Sim& sim)
-{
-  const cluster::NodeState* out = nullptr;
-  for (const auto& n : sim.cluster().nodes()) {
-    if (n.alive()) {
-      REQUIRE(out == nullptr);
-      out = &n;
-    }
-  }
-  REQUIRE(out != nullptr);
-  return *out;
-}
-
 } // namespace
 
 TEST_CASE("Seed example: two m5.xlarge with one small pod each end as one m5.large running both (default budget)",
@@ -56,7 +43,7 @@ TEST_CASE("Seed example: two m5.xlarge with one small pod each end as one m5.lar
   Sim sim = seed_sim({model::DisruptionBudget{}}); // nodes: 10%
   const auto result = sim.run(30 * k_minute);
   INFO(dump(result));
-  const auto& n = single_alive(sim);
+  const auto& n = only_alive(sim);
   REQUIRE(n.instance_type != nullptr);
   CHECK(n.instance_type->name == "m5.large");
   CHECK(n.capacity_type == "on-demand");
@@ -80,7 +67,7 @@ TEST_CASE("Seed example: with a 100% budget multi-node consolidation merges both
   Sim sim = seed_sim({model::DisruptionBudget{"100%", std::nullopt, std::nullopt, {}}});
   const auto result = sim.run(30 * k_minute);
   INFO(dump(result));
-  const auto& n = single_alive(sim);
+  const auto& n = only_alive(sim);
   REQUIRE(n.instance_type != nullptr);
   CHECK(n.instance_type->name == "m5.large");
   CHECK(n.pods.size() == 2);

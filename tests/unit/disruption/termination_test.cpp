@@ -79,11 +79,7 @@ TEST_CASE("Termination: should not gate past-deadline pods behind graceful evict
   critical.priority = k_node_critical;
   critical.termination_grace_period = 600 * k_second;
   sim.pods_on("node-0", 1, critical);
-  model::PodDisruptionBudget pdb;
-  pdb.name = "held";
-  pdb.selector.match_labels = held.labels;
-  pdb.max_unavailable = "0";
-  sim.scenario.pdbs.push_back(pdb);
+  sim.scenario.pdbs.push_back(blocking_pdb(held.labels));
   // The critical pod needs a replacement: the drain starts once it is initialized at 75 s.
   const auto result = sim.run(77 * k_second);
   INFO(dump(result));
