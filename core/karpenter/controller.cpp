@@ -1,11 +1,13 @@
 #include "core/karpenter/controller.hpp"
 
 #include "core/base/diagnostics.hpp"
+#include "core/karpenter/disruption_candidates.hpp"
 #include "core/karpenter/launch.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace capsim::karpenter {
 
@@ -104,12 +106,14 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       req.expire_at = pool.expire_after == k_never ? -1 : now + pool.expire_after;
       req.template_hash = pool.template_hash;
       req.nominated_pods = claim.pods;
+      req.fallbacks = choice->fallbacks;
       node = actuator.launch(req);
       if (node != k_none) {
-        actuator.record({now, "provisioning", cluster.node(node).name, "launch",
-                         fmt::format("{} {} {} ${:.4f}/h for {} pod(s) ({} option(s))", choice->instance_type->name,
-                                     choice->zone, choice->capacity_type, choice->price_per_hour, claim.pods.size(),
-                                     claim.instance_types.size()),
+        const auto& launched_node = cluster.node(node); // (a fallback override when the first had no capacity)
+        actuator.record({now, "provisioning", launched_node.name, "launch",
+                         fmt::format("{} {} {} ${:.4f}/h for {} pod(s) ({} option(s))", launched_node.instance_type->name,
+                                     launched_node.zone, launched_node.capacity_type, launched_node.price_per_hour,
+                                     claim.pods.size(), claim.instance_types.size()),
                          0});
       }
     }
@@ -130,13 +134,24 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   SolveInput in = solve_input(cluster, actuator);
   in.cluster = &cluster;
   in.pods.assign(pending.begin(), pending.end());
-  // Pods of deleting nodes are re-simulated too (they will need somewhere to go).
+  // Pods of deleting nodes are re-simulated too (they will need somewhere to go), and of nodes
+  // marked for deletion by a disruption command (disrupted taint), whose replacements must keep
+  // room for them (nodes.Deleting() includes MarkedForDeletion). Only those that will leave:
+  // CurrentlyReschedulablePods skips DaemonSet pods, active do-not-disrupt pods and pods under a
+  // fully blocking PDB.
+  std::optional<PdbLimits> pdbs;
   for (const NodeIndex n : cluster.alive_node_indices()) {
     const auto& node = cluster.node(n);
-    // ... and of nodes marked for deletion by a disruption command (disrupted taint), whose
-    // replacements must keep room for them (nodes.Deleting() includes MarkedForDeletion).
-    if (node.lifecycle == NodeLifecycle::deleting || (node.alive() && node.disrupted_taint)) {
-      in.pods.insert(in.pods.end(), node.pods.begin(), node.pods.end());
+    if (node.lifecycle != NodeLifecycle::deleting && !node.disrupted_taint) {
+      continue;
+    }
+    if (!node.pods.empty() && !pdbs && !m_scenario.pdbs.empty()) {
+      pdbs.emplace(m_scenario.pdbs, cluster);
+    }
+    for (const PodIndex p : node.pods) {
+      if (currently_reschedulable(cluster.pod(p), pdbs ? &*pdbs : nullptr, now)) {
+        in.pods.push_back(p);
+      }
     }
   }
   ++m_solves;

@@ -65,6 +65,17 @@ double eviction_cost(const model::PodSpec& spec)
   return std::clamp(cost, -10.0, 10.0);
 }
 
+bool currently_reschedulable(const cluster::PodState& p, const PdbLimits* pdbs, SimTime now)
+{
+  if (p.phase != cluster::PodPhase::bound || p.pod.is_daemon || !p.pod.spec) {
+    return false;
+  }
+  if (cluster::do_not_disrupt_active(p, now)) {
+    return false;
+  }
+  return pdbs == nullptr || !pdbs->fully_blocked(*p.pod.spec);
+}
+
 bool tolerates_disrupted_taint(const model::PodSpec& spec)
 {
   const model::Taint disrupted{"karpenter.sh/disrupted", "", model::TaintEffect::no_schedule};

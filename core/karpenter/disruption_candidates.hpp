@@ -64,6 +64,11 @@ private:
   mutable std::unordered_map<const model::PodSpec*, std::vector<std::uint32_t>> m_matching;
 };
 
+// pdb.Limits.IsCurrentlyReschedulable: a bound pod that is not a DaemonSet's, has no active
+// do-not-disrupt annotation and no fully blocking PDB (pdbs may be null when there is none):
+// one that will leave a disrupted node, so capacity is made for it.
+[[nodiscard]] bool currently_reschedulable(const cluster::PodState& p, const PdbLimits* pdbs, SimTime now);
+
 // A node's reschedulable pods, sorted; one list shared by the node's CandidateMemo and every
 // Candidate made from it while its pods stay the same (a disruption pass copies each candidate
 // more than once; the list is never changed once made).

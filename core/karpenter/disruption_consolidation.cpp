@@ -21,19 +21,6 @@ using cluster::PodPhase;
 
 constexpr double k_inf = std::numeric_limits<double>::infinity();
 
-// pdb.Limits.IsCurrentlyReschedulable: reschedulable, no active do-not-disrupt, not fully
-// blocked by a PDB.
-bool currently_reschedulable(const cluster::PodState& p, const PdbLimits* pdbs, SimTime now)
-{
-  if (p.phase != PodPhase::bound || p.pod.is_daemon || !p.pod.spec) {
-    return false;
-  }
-  if (do_not_disrupt_active(p, now)) {
-    return false;
-  }
-  return pdbs == nullptr || !pdbs->fully_blocked(*p.pod.spec);
-}
-
 std::string pod_label(const cluster::PodState& p)
 {
   return (p.pod.spec ? p.pod.spec->namespace_ : std::string("default")) + "/" + p.pod.name;

@@ -213,11 +213,7 @@ std::string min_values_error(const std::vector<const catalog::InstanceType*>& ty
   if (failing.empty()) {
     return {};
   }
-  std::string keys;
-  for (std::size_t i = 0; i < failing.size(); ++i) {
-    keys += (i != 0 ? "," : "") + failing[i];
-  }
-  return fmt::format("minValues requirement is not met for label(s) ({})", keys);
+  return min_values_not_met(std::move(failing));
 }
 
 namespace {
@@ -427,16 +423,19 @@ LaunchDecision decide_launch(const model::Requirements& reqs, const model::Resou
   if (overrides.empty()) {
     return ice(fmt::format("no {} offering is available for the requested instance types", ct));
   }
+  // The fleet's order: spot price-capacity-optimized as the lowest interruption band, then price;
+  // on-demand lowest price. Ties keep the overrides' order.
   const auto band = [](const catalog::Offering* o) { return o->interruption_band ? *o->interruption_band : 1000; };
-  const Override* best = &overrides.front();
-  for (const auto& ov : overrides) {
-    if (chosen == CapacityType::spot) {
-      if (band(ov.o) < band(best->o) || (band(ov.o) == band(best->o) && ov.o->price_per_hour < best->o->price_per_hour)) {
-        best = &ov;
-      }
-    } else if (ov.o->price_per_hour < best->o->price_per_hour) {
-      best = &ov;
+  std::stable_sort(overrides.begin(), overrides.end(), [&](const Override& a, const Override& b) {
+    if (chosen == CapacityType::spot && band(a.o) != band(b.o)) {
+      return band(a.o) < band(b.o);
     }
+    return a.o->price_per_hour < b.o->price_per_hour;
+  });
+  const Override* best = &overrides.front();
+  d.fallbacks.reserve(overrides.size() - 1);
+  for (auto it = overrides.begin() + 1; it != overrides.end(); ++it) {
+    d.fallbacks.push_back({it->it, it->o});
   }
   d.ok = true;
   d.instance_type = best->it;

@@ -4,6 +4,7 @@
 #include "core/karpenter/solve.hpp"
 #include "core/model/requirements.hpp"
 #include "core/model/resources.hpp"
+#include "core/sim/controller.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -39,6 +40,9 @@ struct LaunchDecision
   // The instance types sent to CreateFleet (after filters and truncation), cheapest first.
   std::vector<const catalog::InstanceType*> candidates;
   std::string error; // InsufficientCapacityError text when !ok
+  // CreateFleet's other overrides of the chosen capacity type, in the order EC2 tries them after
+  // the chosen one (for spot: interruption band, then price; for on-demand: price).
+  std::vector<sim::FleetOverride> fallbacks;
 };
 
 // Launch decisions of one simulation, by requirements, instance types, options and availability

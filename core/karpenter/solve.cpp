@@ -20,6 +20,7 @@
 #include "core/karpenter/topology.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -1670,13 +1671,9 @@ std::string Scheduler::min_values_check(const Template& t, const TypeSet& option
   if (failing.empty()) {
     return {};
   }
-  std::sort(failing.begin(), failing.end());
-  std::string keys;
-  for (std::size_t i = 0; i < failing.size(); ++i) {
-    keys += (i != 0 ? "," : "") + failing[i];
-  }
-  return fmt::format("minValues requirement is not met for label(s) ({})", keys);
+  return min_values_not_met(std::move(failing));
 }
+
 
 bool Scheduler::templates_current() const
 {
@@ -4870,6 +4867,12 @@ SolveResult solve(const SolveInput& input)
   SolveCache local;
   Scheduler s(input, local.impl());
   return s.run();
+}
+
+std::string min_values_not_met(std::vector<std::string> keys)
+{
+  std::sort(keys.begin(), keys.end());
+  return fmt::format("minValues requirement is not met for label(s) (label(s)=[{}])", fmt::join(keys, " "));
 }
 
 } // namespace capsim::karpenter

@@ -180,6 +180,10 @@ struct SolveResult
   bool stopped = false;              // SolveOptions::stop_on_delete_veto fired; the rest is empty
 };
 
+// InstanceTypes.SatisfiesMinValues' error as Karpenter prints it (serrors.Wrap with the keys):
+// "minValues requirement is not met for label(s) (label(s)=[a b])", keys sorted.
+[[nodiscard]] std::string min_values_not_met(std::vector<std::string> keys);
+
 [[nodiscard]] SolveResult solve(const SolveInput& input);
 
 // SolveOptions::stop_on_delete_veto for one candidate node, answered from the stop remembered

@@ -7,11 +7,19 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace capsim::sim {
+
+// One CreateFleet override: an instance type and one of its offerings.
+struct FleetOverride
+{
+  const catalog::InstanceType* instance_type = nullptr;
+  const catalog::Offering* offering = nullptr;
+};
 
 // What an autoscaler asks the simulated cloud to launch.
 struct LaunchRequest
@@ -30,6 +38,9 @@ struct LaunchRequest
   SimTime expire_at = -1;
   std::uint64_t template_hash = 0;
   std::vector<cluster::PodIndex> nominated_pods; // pods planned onto this node
+  // The fleet's further overrides of the same capacity type, in the order it tries them when
+  // the first has no capacity (each such one is reported, and cached as unavailable).
+  std::span<const FleetOverride> fallbacks;
 };
 
 enum class DeleteReason : std::uint8_t {

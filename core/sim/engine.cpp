@@ -143,30 +143,55 @@ void Engine::add_initial_state()
 cluster::NodeIndex Engine::launch(const LaunchRequest& request)
 {
   CAPSIM_CHECK(request.instance_type != nullptr, "launch without an instance type");
-  const auto& type = *request.instance_type;
-  if (!offering_available(type.name, request.zone, request.capacity_type)) {
+  if (!offering_available(request.instance_type->name, request.zone, request.capacity_type)) {
     return k_none;
   }
-  if (ice_active(type.name, request.zone, request.capacity_type)) {
-    mark_unavailable(type.name, request.zone, request.capacity_type, k_unavailable_offering_ttl);
+  // CreateFleet: an override without capacity comes back as an error (Karpenter caches the
+  // offering as unavailable) and the fleet goes on to its next override; the launch fails only
+  // when none has capacity.
+  const catalog::InstanceType* chosen = request.instance_type;
+  std::string_view zone = request.zone;
+  double price = request.price_per_hour;
+  const auto no_capacity = [&](const catalog::InstanceType& type, std::string_view z) {
+    if (!ice_active(type.name, z, request.capacity_type)) {
+      return false;
+    }
+    mark_unavailable(type.name, z, request.capacity_type, k_unavailable_offering_ttl);
     record({m_now, "launch", type.name, "insufficient-capacity",
-            fmt::format("{} {} {} unavailable for {}", type.name, request.zone, request.capacity_type,
+            fmt::format("{} {} {} unavailable for {}", type.name, z, request.capacity_type,
                         format_duration(k_unavailable_offering_ttl)),
             0});
-    return k_none;
+    return true;
+  };
+  if (no_capacity(*chosen, zone)) {
+    chosen = nullptr;
+    for (const auto& ov : request.fallbacks) {
+      if (!offering_available(ov.instance_type->name, ov.offering->zone, request.capacity_type)
+          || no_capacity(*ov.instance_type, ov.offering->zone)) {
+        continue;
+      }
+      chosen = ov.instance_type;
+      zone = ov.offering->zone;
+      price = ov.offering->price_per_hour;
+      break;
+    }
+    if (chosen == nullptr) {
+      return k_none;
+    }
   }
+  const auto& type = *chosen;
   cluster::NodeState n;
   ++m_node_counter;
   n.name = fmt::format("{}-{:06d}", pool_name_for(request.owner, request.pool), m_node_counter);
   n.instance_type = &type;
-  n.zone = request.zone;
+  n.zone = zone;
   n.capacity_type = request.capacity_type;
-  n.price_per_hour = request.price_per_hour;
+  n.price_per_hour = price;
   n.labels = type.labels;
   for (const auto& [k, v] : request.labels) {
     n.labels[k] = v;
   }
-  n.labels[std::string(model::labels::k_zone)] = request.zone;
+  n.labels[std::string(model::labels::k_zone)] = std::string(zone);
   n.labels[std::string(model::labels::k_capacity_type)] = request.capacity_type;
   n.labels[std::string(model::labels::k_hostname)] = n.name;
   n.taints = request.taints;
@@ -613,7 +638,8 @@ void Engine::drain_step(NodeIndex index)
     evict_pod(p);
   }
   if (left == 0) {
-    m_queue.push(m_now + (pods.empty() ? 0 : k_drain_time), Phase::cloud, EventKind::node_terminate, index);
+    const SimTime drained = std::max(m_now + (pods.empty() ? 0 : k_drain_time), n.deleting_since + k_min_drain_time);
+    m_queue.push(drained, Phase::cloud, EventKind::node_terminate, index);
     return;
   }
   m_queue.push(next, Phase::cloud, EventKind::drain_step, index);

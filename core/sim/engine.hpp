@@ -39,6 +39,9 @@ struct EngineInput
 
 // Time after eviction before a drained instance is terminated (pods' shutdown).
 inline constexpr Duration k_drain_time = 5 * k_second;
+// Karpenter's terminator counts a node as drained only this long after its drain began
+// (termination controller MinDrainTime), even when it had no pod to evict.
+inline constexpr Duration k_min_drain_time = 5 * k_second;
 // How often a drain blocked by a PodDisruptionBudget retries its evictions.
 inline constexpr Duration k_drain_retry = 5 * k_second;
 // How long an offering stays unavailable after an ICE or an interruption (Karpenter's cache).

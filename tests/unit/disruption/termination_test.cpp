@@ -130,4 +130,68 @@ TEST_CASE("Termination: a duration-based do-not-disrupt pod is evicted once its 
   }
 }
 
+TEST_CASE("Termination: should not finish draining until minDrainTime has passed", "[disruption][termination]")
+{
+  // An empty node deleted by emptiness at 15 s (after the command's validation) has nothing to
+  // evict, yet counts as drained only 5 s later; its instance terminates then.
+  Sim sim;
+  sim.pool("default");
+  sim.node("node-0", "default", sim.cheapest("on-demand").name, resources(32000, 0, 100));
+  const auto result = sim.run(5 * k_minute);
+  INFO(dump(result));
+  const auto deletes = decisions(result, "emptiness", "delete");
+  REQUIRE(deletes.size() == 1);
+  CHECK(deletes[0].t == 15 * k_second);
+  const auto& node = sim.cluster().nodes().front();
+  CHECK(node.name == "node-0");
+  CHECK(node.deleting_since == 15 * k_second);
+  CHECK(node.terminated_at == 20 * k_second);
+}
+
+TEST_CASE("Termination: provisioning makes room for the pods that will leave a deleting node, not for those that "
+          "stay",
+          "[disruption][termination][provisioning]")
+{
+  // provisioner.Schedule adds nodes.Deleting().CurrentlyReschedulablePods: a do-not-disrupt pod
+  // (or one under a fully blocking PDB) stays on the expired node, so the replacement is sized
+  // for the 1-CPU pod that was evicted, as a lone 1-CPU pod's node would be.
+  const auto launched_type = [](bool with_blocked_pods) {
+    Sim sim;
+    auto& pool = sim.pool("default");
+    pool.consolidate_after = k_hour;
+    if (with_blocked_pods) {
+      pool.expire_after = k_minute;
+      sim.node("node-0", "default", sim.most_expensive("on-demand").name, resources(32000, 0, 100));
+      PodOpts blocked;
+      blocked.cpu_milli = 3000;
+      blocked.do_not_disrupt = k_never;
+      sim.pods_on("node-0", 1, blocked);
+      PodOpts guarded = rs_pod();
+      guarded.cpu_milli = 3000;
+      sim.pods_on("node-0", 1, guarded);
+      sim.scenario.pdbs.push_back(blocking_pdb(guarded.labels));
+      PodOpts moving;
+      moving.cpu_milli = 1000;
+      sim.pods_on("node-0", 1, moving);
+    } else {
+      PodOpts moving;
+      moving.cpu_milli = 1000;
+      sim.pending(k_minute, 1, moving);
+    }
+    const auto result = sim.run(110 * k_second); // (before the replacement expires in turn)
+    INFO(dump(result));
+    CHECK(result.nodes.launched == 1);
+    std::string type;
+    for (const auto& n : sim.cluster().nodes()) {
+      if (n.name != "node-0" && n.instance_type != nullptr) {
+        type = n.instance_type->name;
+      }
+    }
+    return type;
+  };
+  const auto alone = launched_type(false);
+  REQUIRE_FALSE(alone.empty());
+  CHECK(launched_type(true) == alone);
+}
+
 } // namespace capsim::karpenter::dtest

@@ -1,5 +1,8 @@
 #include "tests/unit/karpenter/harness.hpp"
 
+#include "core/io/pod_template.hpp"
+#include "core/io/yaml_reader.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -305,6 +308,40 @@ void check_same(const SolveResult& a, const SolveResult& b)
     CHECK(a.claims[i].instance_types == b.claims[i].instance_types);
     CHECK(a.claims[i].requirements == b.claims[i].requirements);
   }
+}
+
+} // namespace capsim::karpenter::test
+
+// --- Helpers of the upstream_*_test.cpp ports --------------------------------------------------
+
+namespace capsim::karpenter::test {
+
+model::PodSpecPtr spec_from_yaml(const std::string& spec_yaml, const std::string& name)
+{
+  const std::string doc = "metadata:\n  name: " + name + "\nspec:\n" + spec_yaml;
+  Diagnostics diagnostics;
+  io::YamlReader reader("pod.yaml", diagnostics);
+  const YAML::Node root = YAML::Load(doc);
+  io::PodContext context;
+  auto pod = io::read_pod_template(reader, root, root["metadata"], root["spec"], "Pod/" + name, context);
+  for (const auto& d : diagnostics.items()) {
+    UNSCOPED_INFO(d.message);
+  }
+  REQUIRE(diagnostics.empty());
+  pod.spec.template_name = name;
+  return std::make_shared<model::PodSpec>(std::move(pod.spec));
+}
+
+cluster::PodIndex pending_pod(Env& env, const model::PodSpecPtr& spec, const std::string& name)
+{
+  model::Pod p;
+  p.name = name;
+  p.spec = spec;
+  p.requests = spec->requests;
+  p.arrival = env.now;
+  const auto idx = env.cluster.add_pod(std::move(p));
+  env.cluster.set_pending(idx, env.now);
+  return idx;
 }
 
 } // namespace capsim::karpenter::test

@@ -119,3 +119,18 @@ private:
 void check_same(const SolveResult& a, const SolveResult& b);
 
 } // namespace capsim::karpenter::test
+
+// --- Helpers of the upstream_*_test.cpp ports --------------------------------------------------
+
+namespace capsim::karpenter::test {
+
+// A PodSpec read from the YAML of a pod's `spec:` (indented by two spaces, as under `spec:`)
+// with capsim's pod converter (core/io/pod_template), so init containers, sidecars, overhead and
+// zero-quantity requests reach the scheduler as they do from a scenario. Fails the test case
+// (REQUIRE) on a conversion error.
+[[nodiscard]] model::PodSpecPtr spec_from_yaml(const std::string& spec_yaml, const std::string& name = "yaml-pod");
+
+// A pending pod of env with the given spec (test.UnschedulablePod for a spec built elsewhere).
+cluster::PodIndex pending_pod(Env& env, const model::PodSpecPtr& spec, const std::string& name);
+
+} // namespace capsim::karpenter::test
