@@ -315,12 +315,13 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
     if (m_r.check_fields(k, w,
                          {"batchIdleDuration", "batchMaxDuration", "launchLatency", "registrationLatency",
                           "spotToSpotConsolidation", "version", "preferencePolicy", "minValuesPolicy",
-                          "maxInstanceTypes"})) {
+                          "maxInstanceTypes", "interruptionQueue"})) {
       set_duration(k, "batchIdleDuration", w, ks.batch_idle_duration);
       set_duration(k, "batchMaxDuration", w, ks.batch_max_duration);
       set_duration(k, "launchLatency", w, ks.launch_latency);
       set_duration(k, "registrationLatency", w, ks.registration_latency);
       set_bool(k, "spotToSpotConsolidation", w, ks.spot_to_spot_consolidation);
+      set_bool(k, "interruptionQueue", w, ks.interruption_queue);
       if (const auto n = child(k, "version"); present(n)) {
         if (auto v = m_r.choice(n, w + ".version", {"1.13", "1.14"})) {
           ks.version = *v;

@@ -271,6 +271,16 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
 
 void KarpenterController::finish(report::EngineResult& /*result*/) {}
 
+Duration KarpenterController::interruption_lead_time() const
+{
+  return m_scenario.settings.karpenter.interruption_queue ? 2 * k_minute : 0;
+}
+
+bool KarpenterController::handles_interruption(const cluster::NodeState& node) const
+{
+  return m_scenario.settings.karpenter.interruption_queue && node.owner == NodeOwner::node_pool;
+}
+
 std::unique_ptr<KarpenterController> make_karpenter(const model::Scenario& scenario, const catalog::Catalog& catalog,
                                                     std::uint64_t seed)
 {

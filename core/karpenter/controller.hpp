@@ -27,6 +27,10 @@ public:
   std::optional<SimTime> reconcile(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator) override;
 
   void finish(report::EngineResult& result) override;
+  // The interruption controller runs only with an interruption queue (settings.interruptionQueue)
+  // and acts on the NodeClaims of NodePools.
+  [[nodiscard]] Duration interruption_lead_time() const override;
+  [[nodiscard]] bool handles_interruption(const cluster::NodeState& node) const override;
 
   // The NodePools as Solve sees them (instance types filtered to each pool's requirements).
   [[nodiscard]] const std::vector<NodePoolInput>& node_pools() const { return m_pools; }

@@ -145,6 +145,9 @@ struct KarpenterSettings
   bool preference_policy_ignore = false;
   bool min_values_best_effort = false;
   std::int32_t max_instance_types = 60;
+  // settings.interruptionQueue is set: Karpenter drains a spot node on its 2-minute notice.
+  // Without a queue it never hears of the notice and the pods die with the instance.
+  bool interruption_queue = true;
 };
 
 struct ClusterAutoscalerSettings

@@ -110,6 +110,13 @@ public:
   // with the instance) unless a rebalance-recommendation handler is configured.
   [[nodiscard]] virtual Duration interruption_lead_time() const { return 2 * k_minute; }
 
+  // Whether the controller drains `node` on its spot interruption notice (Karpenter only acts
+  // for the NodeClaims it manages).
+  [[nodiscard]] virtual bool handles_interruption(const cluster::NodeState& /*node*/) const
+  {
+    return interruption_lead_time() > 0;
+  }
+
   // Called when the engine has finished, to let the controller add engine-specific warnings.
   virtual void finish(report::EngineResult& /*result*/) {}
 };

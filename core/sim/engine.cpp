@@ -700,8 +700,7 @@ void Engine::spot_notice(NodeIndex index)
     mark_unavailable(n.instance_type->name, n.zone, n.capacity_type, k_unavailable_offering_ttl);
   }
   record({m_now, "interruption", n.name, "notice", fmt::format("spot instance reclaimed at {}", format_duration(reclaim)), 0});
-  const Duration lead = m_controller != nullptr ? m_controller->interruption_lead_time() : 0;
-  if (lead > 0) {
+  if (m_controller != nullptr && m_controller->handles_interruption(n)) {
     delete_node(index, DeleteReason::spot_interruption);
   } else {
     ++m_result.disruptions.spot_interruption;

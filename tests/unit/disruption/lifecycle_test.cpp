@@ -95,4 +95,75 @@ TEST_CASE("Interruption: a spot interruption drains the node, marks the offering
   CHECK(replacement->pods.size() == 1);
 }
 
+namespace {
+
+// A spot node of the default NodePool ("spot-node") or a static one ("static-spot") with a
+// ReplicaSet pod, interrupted at one minute (reclaimed at three).
+Sim interrupted_spot_node(bool static_node)
+{
+  Sim sim(testing::fake_default_catalog());
+  sim.pool("default").consolidate_after = k_never;
+  const std::string name = static_node ? "static-spot" : "spot-node";
+  sim.node(name, "default", "default-instance-type", std::nullopt, "test-zone-1", "spot");
+  if (static_node) {
+    auto& n = sim.scenario.nodes.back();
+    n.owner = model::InitialNode::Owner::static_node;
+    n.owner_pool.clear();
+    n.labels.erase(std::string(model::labels::k_nodepool));
+  }
+  PodOpts rs;
+  rs.cpu_milli = 3000;
+  sim.pods_on(name, 1, rs);
+  model::ScenarioEvent e;
+  e.kind = "SpotInterruption";
+  e.at = k_minute;
+  e.selector.node_name = name;
+  sim.scenario.events.push_back(e);
+  return sim;
+}
+
+} // namespace
+
+TEST_CASE("Interruption: without an interruption queue Karpenter does not drain on the notice; the pods die with the "
+          "instance",
+          "[disruption][interruption]")
+{
+  // aws: pkg/controllers/controllers.go starts the interruption controller only when
+  // settings.interruptionQueue is set.
+  auto sim = interrupted_spot_node(false);
+  sim.scenario.settings.karpenter.interruption_queue = false;
+  const auto result = sim.run(5 * k_minute);
+  INFO(dump(result));
+  CHECK(result.disruptions.spot_interruption == 1);
+  CHECK(result.pods.evicted == 1); // at the reclaim, not at the notice
+  const auto& nodes = sim.cluster().nodes();
+  REQUIRE_FALSE(nodes.empty());
+  CHECK(nodes.front().terminated_at == 3 * k_minute);
+  CHECK(nodes.front().deleting_since < 0); // never drained
+  const cluster::NodeState* replacement = nullptr;
+  for (const auto& n : nodes) {
+    if (n.alive()) {
+      replacement = &n;
+    }
+  }
+  REQUIRE(replacement != nullptr);
+  CHECK(replacement->created_at >= 3 * k_minute); // provisioned once the pod is pending again
+}
+
+TEST_CASE("Interruption: Karpenter's interruption controller leaves nodes it does not manage alone",
+          "[disruption][interruption]")
+{
+  // aws: pkg/controllers/interruption handles messages for its NodeClaims only; a static spot
+  // node runs until it is reclaimed.
+  auto sim = interrupted_spot_node(true);
+  const auto result = sim.run(5 * k_minute);
+  INFO(dump(result));
+  const auto& nodes = sim.cluster().nodes();
+  REQUIRE_FALSE(nodes.empty());
+  CHECK(nodes.front().name == "static-spot");
+  CHECK(nodes.front().deleting_since < 0);
+  CHECK(nodes.front().terminated_at == 3 * k_minute);
+  CHECK(result.pods.evicted == 1);
+}
+
 } // namespace capsim::karpenter::dtest

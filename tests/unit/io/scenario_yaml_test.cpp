@@ -121,7 +121,7 @@ spec:
   engines: [cluster-autoscaler]
   karpenter: {batchIdleDuration: 2s, batchMaxDuration: 20s, launchLatency: 50s, registrationLatency: 40s,
               spotToSpotConsolidation: true, version: "1.13", preferencePolicy: Ignore, minValuesPolicy: BestEffort,
-              maxInstanceTypes: 100}
+              maxInstanceTypes: 100, interruptionQueue: false}
   clusterAutoscaler: {expander: "priority,least-waste", scanInterval: 20s, scaleDownUtilizationThreshold: 0.6,
                       scaleDownUnneededTime: 5m, scaleDownDelayAfterAdd: 15m, scaleDownDelayAfterDelete: 1m,
                       scaleDownDelayAfterFailure: 4m, launchLatency: 100s, maxNodeProvisionTime: 20m,
@@ -156,6 +156,7 @@ spec:
   CHECK(k.preference_policy_ignore);
   CHECK(k.min_values_best_effort);
   CHECK(k.max_instance_types == 100);
+  CHECK_FALSE(k.interruption_queue);
   const auto& c = st.cluster_autoscaler;
   CHECK(c.expander == "priority,least-waste");
   CHECK(c.scan_interval == 20 * k_second);
