@@ -16,8 +16,6 @@ using namespace capsim::karpenter::test;
 
 namespace {
 
-const std::string k_ct(model::labels::k_capacity_type);
-const std::string k_zone(model::labels::k_zone);
 constexpr std::int64_t k_gib = 1024LL * 1024 * 1024;
 
 PodOptions cpu(std::int64_t milli)

@@ -21,6 +21,16 @@ namespace capsim::karpenter::test {
 using model::Operator;
 using model::Requirement;
 
+// Well-known label keys as strings, for the requirements and selectors of the ported cases.
+inline const std::string k_zone{model::labels::k_zone};
+inline const std::string k_ct{model::labels::k_capacity_type};
+inline const std::string k_arch{model::labels::k_arch};
+inline const std::string k_it{model::labels::k_instance_type};
+inline const std::string k_host{model::labels::k_hostname};
+inline const std::string k_os{model::labels::k_os};
+inline const std::string k_np{model::labels::k_nodepool};
+inline constexpr std::int64_t k_gi = 1024LL * 1024 * 1024;
+
 // test.PodOptions, the fields the ported cases use.
 struct PodOptions
 {

@@ -22,15 +22,6 @@ using namespace capsim::karpenter::test;
 
 namespace {
 
-constexpr std::int64_t k_gi = 1024LL * 1024 * 1024;
-const std::string k_zone(model::labels::k_zone);
-const std::string k_it(model::labels::k_instance_type);
-const std::string k_arch(model::labels::k_arch);
-const std::string k_os(model::labels::k_os);
-const std::string k_ct(model::labels::k_capacity_type);
-const std::string k_np(model::labels::k_nodepool);
-const std::string k_host(model::labels::k_hostname);
-
 PodOptions cpu_mem(std::int64_t cpu_milli, std::int64_t memory)
 {
   PodOptions o;

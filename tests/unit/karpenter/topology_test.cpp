@@ -14,10 +14,6 @@ using namespace capsim::karpenter::test;
 
 namespace {
 
-const std::string k_zone(model::labels::k_zone);
-const std::string k_host(model::labels::k_hostname);
-const std::string k_ct(model::labels::k_capacity_type);
-const std::string k_arch(model::labels::k_arch);
 const model::Labels k_labels{{"test", "test"}};
 
 model::NodePool& topology_pool(Env& env, const std::string& name = "default")

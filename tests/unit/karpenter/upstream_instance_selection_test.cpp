@@ -17,13 +17,6 @@ using namespace capsim::karpenter::test;
 
 namespace {
 
-constexpr std::int64_t k_gi = 1024LL * 1024 * 1024;
-const std::string k_zone(model::labels::k_zone);
-const std::string k_it(model::labels::k_instance_type);
-const std::string k_arch(model::labels::k_arch);
-const std::string k_os(model::labels::k_os);
-const std::string k_ct(model::labels::k_capacity_type);
-
 // PriceFromResources of the smallest assorted type (1 CPU, 1Gi): the catalog's minimum price.
 constexpr double k_min_price = 0.1 + 0.1 * 1.073741824;
 
