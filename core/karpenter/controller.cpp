@@ -146,7 +146,7 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
       continue;
     }
     if (!node.pods.empty() && !pdbs && !m_scenario.pdbs.empty()) {
-      pdbs.emplace(m_scenario.pdbs, cluster);
+      pdbs.emplace(m_scenario.pdbs); // (fully_blocked() needs no count of the cluster's pods)
     }
     for (const PodIndex p : node.pods) {
       if (currently_reschedulable(cluster.pod(p), pdbs ? &*pdbs : nullptr, now)) {

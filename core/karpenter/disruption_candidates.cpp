@@ -84,8 +84,30 @@ bool tolerates_disrupted_taint(const model::PodSpec& spec)
 }
 
 PdbLimits::PdbLimits(const std::vector<model::PodDisruptionBudget>& pdbs, const cluster::Cluster& cluster)
-  : m_pdbs(&pdbs), m_allowed(pdbs.size(), 0), m_fully_blocking(pdbs.size(), false)
+  : PdbLimits(pdbs)
 {
+  m_cluster = &cluster;
+  count(cluster);
+}
+
+PdbLimits::PdbLimits(const std::vector<model::PodDisruptionBudget>& pdbs)
+  : m_pdbs(&pdbs), m_fully_blocking(pdbs.size(), false)
+{
+  for (std::size_t i = 0; i < pdbs.size(); ++i) {
+    const auto& pdb = pdbs[i];
+    if (pdb.min_available) {
+      m_fully_blocking[i] = *pdb.min_available == "100%";
+    } else if (pdb.max_unavailable) {
+      const auto v = parse_int_or_percent(*pdb.max_unavailable);
+      m_fully_blocking[i] = v && v->value == 0;
+    }
+  }
+}
+
+void PdbLimits::count(const cluster::Cluster& cluster)
+{
+  const auto& pdbs = *m_pdbs;
+  m_allowed.assign(pdbs.size(), 0);
   if (pdbs.empty()) {
     return;
   }
@@ -108,14 +130,23 @@ PdbLimits::PdbLimits(const std::vector<model::PodDisruptionBudget>& pdbs, const 
     if (pdb.min_available) {
       const auto v = parse_int_or_percent(*pdb.min_available);
       desired = v ? scaled(*v, expected[i]) : expected[i];
-      m_fully_blocking[i] = *pdb.min_available == "100%";
     } else if (pdb.max_unavailable) {
       const auto v = parse_int_or_percent(*pdb.max_unavailable);
       desired = std::max<std::int64_t>(expected[i] - (v ? scaled(*v, expected[i]) : 0), 0);
-      m_fully_blocking[i] = v && v->value == 0;
     }
     m_allowed[i] = std::max<std::int64_t>(healthy[i] - desired, 0);
   }
+}
+
+const std::vector<std::int64_t>& PdbLimits::allowed() const
+{
+  CAPSIM_CHECK(m_cluster != nullptr, "PdbLimits: disruptions allowed asked of limits made without a cluster");
+  return m_allowed;
+}
+
+std::int64_t PdbLimits::disruptions_allowed(std::size_t pdb) const
+{
+  return allowed()[pdb];
 }
 
 const std::vector<std::uint32_t>& PdbLimits::matching(const model::PodSpec& spec) const
@@ -147,7 +178,7 @@ std::string PdbLimits::eviction_blocker(const model::PodSpec& spec) const
     }
     return "eviction does not support multiple PDBs (" + names + ")";
   }
-  if (m.size() == 1 && m_allowed[m[0]] == 0) {
+  if (m.size() == 1 && allowed()[m[0]] == 0) {
     const auto& pdb = (*m_pdbs)[m[0]];
     return "PDB " + pdb.namespace_ + "/" + pdb.name + " allows no disruption now";
   }

@@ -43,6 +43,9 @@ class PdbLimits
 {
 public:
   PdbLimits(const std::vector<model::PodDisruptionBudget>& pdbs, const cluster::Cluster& cluster);
+  // Limits that answer fully_blocked() only, from the PDBs alone (counting DisruptionsAllowed
+  // walks every pod of the run): what provisioning asks of the pods on deleting nodes.
+  explicit PdbLimits(const std::vector<model::PodDisruptionBudget>& pdbs);
 
   // Why evicting the pod is blocked now (pdb.Limits.CanEvictPods, zero-disruptions mode): it is
   // covered by more than one PDB, or its PDB allows no disruption. "" when it may be evicted.
@@ -51,14 +54,18 @@ public:
   // A PDB covering the pod is fully blocking (maxUnavailable 0 / "0%", minAvailable "100%").
   [[nodiscard]] bool fully_blocked(const model::PodSpec& spec) const;
 
-  [[nodiscard]] std::int64_t disruptions_allowed(std::size_t pdb) const { return m_allowed[pdb]; }
+  [[nodiscard]] std::int64_t disruptions_allowed(std::size_t pdb) const;
 
   [[nodiscard]] bool empty() const { return m_pdbs == nullptr || m_pdbs->empty(); }
 
 private:
   [[nodiscard]] const std::vector<std::uint32_t>& matching(const model::PodSpec& spec) const;
+  // DisruptionsAllowed per PDB from the cluster's pending and bound pods.
+  void count(const cluster::Cluster& cluster);
+  [[nodiscard]] const std::vector<std::int64_t>& allowed() const;
 
   const std::vector<model::PodDisruptionBudget>* m_pdbs = nullptr;
+  const cluster::Cluster* m_cluster = nullptr; // null: limits from the PDBs alone
   std::vector<std::int64_t> m_allowed;
   std::vector<bool> m_fully_blocking;
   mutable std::unordered_map<const model::PodSpec*, std::vector<std::uint32_t>> m_matching;
