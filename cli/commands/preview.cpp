@@ -34,7 +34,8 @@ int preview_command(const PreviewCliOptions& o)
     }
     options.now = *t;
   }
-  refuse_input_as_output(o.out, {o.files.nodes, o.files.pods, o.files.node_pools, o.files.pdbs, o.files.node_classes});
+  refuse_input_as_output(o.out, {o.files.nodes, o.files.pods, o.files.node_pools, o.files.pdbs, o.files.node_classes,
+                                 o.files.volumes});
   const io::ClusterDump dump = io::load_cluster_dump(o.files);
   const preview::PreviewResult result = preview::run_preview(dump, options);
   emit(o.json ? preview::render_json(result) : preview::render_text(result), o.out);
@@ -54,6 +55,8 @@ void add_preview_command(CLI::App& app, CommandResult& result)
   cmd->add_option("--nodepools", o->files.node_pools, "kubectl get nodepools -o yaml")->required();
   cmd->add_option("--pdbs", o->files.pdbs, "kubectl get pdb -A -o json");
   cmd->add_option("--nodeclasses", o->files.node_classes, "kubectl get ec2nodeclasses -o yaml");
+  cmd->add_option("--volumes", o->files.volumes,
+                  "kubectl get pvc,pv,storageclass -A -o json (pods stay in their volumes' zones)");
   cmd->add_option("--catalog", o->catalog, "Catalog folder (capsim catalog import); default: the embedded catalog");
   cmd->add_option("--now", o->now, "Evaluate at this RFC 3339 time (default: the newest timestamp in the dumps)");
   cmd->add_flag("--json", o->json, "Print the JSON report (docs/preview.md) instead of the text tables");

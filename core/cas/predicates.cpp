@@ -230,6 +230,7 @@ std::string_view to_string(Filter filter)
   case Filter::node_affinity: return "node affinity/selector mismatch";
   case Filter::taints: return "untolerated taint";
   case Filter::host_ports: return "host port conflict";
+  case Filter::volumes: return "volume node affinity conflict";
   case Filter::topology_spread: return "topology spread constraints not satisfied";
   case Filter::pod_affinity: return "pod affinity not satisfied";
   case Filter::pod_anti_affinity: return "pod anti-affinity conflict";
@@ -261,6 +262,9 @@ Filter check_predicates(const Snapshot& snapshot, std::size_t node, const model:
   }
   if (!resources_fit(n, pod)) {
     return Filter::resources;
+  }
+  if (!spec.volume_error.empty() || !scheduling::volume_affinity_matches(spec, *n.state)) {
+    return Filter::volumes;
   }
   if (!spec.topology_spread.empty() && !topology_spread_ok(snapshot, node, pod)) {
     return Filter::topology_spread;

@@ -19,6 +19,7 @@ enum class Filter : std::uint8_t {
   node_affinity,     // nodeSelector / required node affinity
   taints,            // TaintToleration (NoSchedule, NoExecute)
   host_ports,        // NodePorts
+  volumes,           // VolumeBinding: an unsatisfiable claim, or the volumes' node affinity
   topology_spread,   // PodTopologySpread, whenUnsatisfiable: DoNotSchedule
   pod_affinity,      // InterPodAffinity, required affinity
   pod_anti_affinity, // InterPodAffinity, required anti-affinity (either direction)

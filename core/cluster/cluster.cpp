@@ -58,6 +58,9 @@ void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
   CAPSIM_CHECK(p.node == k_none, "bind: pod " + p.pod.name + " is already bound");
   clear_pending(pod);
   auto& n = m_nodes[node];
+  if (p.pod.spec && p.pod.spec->volume_binds_on_schedule) {
+    p.pod.spec = pinned_to_zone(p.pod.spec, n.zone);
+  }
   p.node = node;
   p.phase = PodPhase::bound;
   model::Resources r = p.pod.requests;
@@ -74,6 +77,29 @@ void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
   }
   n.last_pod_event = now;
   m_binding_log.push_back({pod, node, true});
+}
+
+model::PodSpecPtr Cluster::pinned_to_zone(const model::PodSpecPtr& spec, const std::string& zone)
+{
+  auto& slot = (*m_zone_pins)[{spec.get(), zone}];
+  if (!slot.second) {
+    // The provisioner creates the volume in the node's zone (EBS CSI: the PV's node affinity).
+    auto pinned = std::make_shared<model::PodSpec>(*spec);
+    pinned->volume_binds_on_schedule = false;
+    pinned->pinned_from = spec;
+    if (!zone.empty()) {
+      const auto in_zone = model::Requirement::make(std::string(model::labels::k_zone), model::Operator::in, {zone});
+      if (pinned->volume_affinity.empty()) {
+        pinned->volume_affinity.push_back({{in_zone}});
+      } else {
+        for (auto& term : pinned->volume_affinity) {
+          term.requirements.push_back(in_zone);
+        }
+      }
+    }
+    slot = {spec, std::move(pinned)};
+  }
+  return slot.second;
 }
 
 void Cluster::unbind(PodIndex pod, SimTime now)

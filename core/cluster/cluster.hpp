@@ -8,7 +8,10 @@
 #include "core/model/resources.hpp"
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace capsim::cluster {
@@ -129,7 +132,9 @@ public:
 
   void reserve_pods(std::size_t n) { m_pods.reserve(n); }
 
-  // Bind a pending pod to a node (adds its requests to the node).
+  // Bind a pending pod to a node (adds its requests to the node). A pod whose zonal claim is
+  // provisioned on first binding (PodSpec::volume_binds_on_schedule) gets its volume there: its
+  // spec becomes one pinned to the node's zone, which it keeps when it comes back pending.
   void bind(PodIndex pod, NodeIndex node, SimTime now);
   // Remove a bound pod from its node; the caller sets the new phase.
   void unbind(PodIndex pod, SimTime now);
@@ -180,6 +185,8 @@ public:
   [[nodiscard]] std::uint64_t instance_id() const { return m_instance.value; }
 
 private:
+  [[nodiscard]] model::PodSpecPtr pinned_to_zone(const model::PodSpecPtr& spec, const std::string& zone);
+
   void stamp(NodeIndex i)
   {
     m_node_stamps[i] = ++m_node_epoch;
@@ -218,6 +225,9 @@ private:
   std::uint64_t m_pods_revisions = 0;
   std::uint64_t m_node_epoch = 0;
   std::size_t m_bound_anti_affinity = 0;
+  // Zone-pinned variants of specs by (spec, zone); the value keeps the spec of the key alive.
+  using ZonePins = std::map<std::pair<const model::PodSpec*, std::string>, std::pair<model::PodSpecPtr, model::PodSpecPtr>>;
+  std::shared_ptr<ZonePins> m_zone_pins = std::make_shared<ZonePins>();
   InstanceId m_instance;
 };
 

@@ -110,6 +110,7 @@ public:
                                : s.option == "--pods"       ? "kubectl get pods -A -o json"
                                : s.option == "--nodepools"  ? "kubectl get nodepools -o yaml"
                                : s.option == "--pdbs"       ? "kubectl get pdb -A -o json"
+                               : s.option == "--volumes"    ? "kubectl get pvc,pv,storageclass -A -o json"
                                                             : "kubectl get ec2nodeclasses -o yaml",
                                kind.empty() ? std::string("an object without 'kind'") : "kind '" + kind + "'"));
       return;
@@ -318,6 +319,7 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
   add(files.node_pools, "--nodepools", {"NodePool"});
   add(files.pdbs, "--pdbs", {"PodDisruptionBudget"});
   add(files.node_classes, "--nodeclasses", {"EC2NodeClass"});
+  add(files.volumes, "--volumes", {"PersistentVolumeClaim", "PersistentVolume", "StorageClass"});
 
   ClusterDump out;
   Diagnostics diagnostics;

@@ -11,7 +11,8 @@ namespace capsim::io {
 
 // Reads a live cluster as kubectl prints it, for `capsim preview` (docs/preview.md): the output
 // of `kubectl get nodes -o json`, `kubectl get pods -A -o json`, `kubectl get nodepools -o yaml`
-// and optionally `kubectl get pdb -A -o json` and `kubectl get ec2nodeclasses -o yaml`.
+// and optionally `kubectl get pdb -A -o json`, `kubectl get ec2nodeclasses -o yaml` and
+// `kubectl get pvc,pv,storageclass -A -o json` (the claims that pin pods to their volumes' zones).
 //
 // Each file is checked on its own first (binary/UTF-8/nesting guards, YAML/JSON syntax, and
 // that every object is of the kind the option expects), so errors name the file the user gave:
@@ -37,6 +38,7 @@ struct ClusterDumpFiles
   std::string node_pools;  // required
   std::string pdbs;        // optional
   std::string node_classes; // optional
+  std::string volumes;      // optional
 };
 
 struct DumpNodeFacts

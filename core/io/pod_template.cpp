@@ -550,7 +550,63 @@ void read_owner(YamlReader& r, const YAML::Node& metadata, const std::string& wh
   }
 }
 
+// A volume backed by a claim (persistentVolumeClaim or ephemeral) into `claims`.
+void read_claim_volume(YamlReader& r, const YAML::Node& v, const std::string& what, std::vector<PodClaimRef>& claims)
+{
+  const auto name = child(v, "name");
+  const std::string volume = present(name) && name.IsScalar() ? name.Scalar() : "";
+  if (const auto pvc = child(v, "persistentVolumeClaim"); present(pvc)) {
+    const std::string pw = what + ".persistentVolumeClaim";
+    if (r.check_fields(pvc, pw, {"claimName"}, {"readOnly"})) {
+      const auto cn = child(pvc, "claimName");
+      if (!present(cn)) {
+        r.error(pvc, fmt::format("'{}' needs a 'claimName'", pw));
+      } else if (auto c = r.string(cn, pw + ".claimName"); c && c->empty()) {
+        r.error(cn, fmt::format("'{}.claimName' must not be empty", pw));
+      } else if (c) {
+        PodClaimRef ref;
+        ref.volume = volume;
+        ref.claim_name = *c;
+        ref.at = r.location(cn);
+        claims.push_back(std::move(ref));
+      }
+    }
+  }
+  if (const auto eph = child(v, "ephemeral"); present(eph)) {
+    const std::string ew = what + ".ephemeral";
+    if (!r.check_fields(eph, ew, {"volumeClaimTemplate"})) {
+      return;
+    }
+    const auto tmpl = child(eph, "volumeClaimTemplate");
+    const std::string tw = ew + ".volumeClaimTemplate";
+    if (!present(tmpl)) {
+      r.error(eph, fmt::format("'{}' needs a 'volumeClaimTemplate'", ew));
+      return;
+    }
+    if (!r.check_fields(tmpl, tw, {"spec"}, {"metadata"})) {
+      return;
+    }
+    if (volume.empty()) {
+      r.error(v, fmt::format("'{}' entry with an ephemeral volume needs a 'name' (its claim is <pod>-<name>)", what));
+      return;
+    }
+    PodClaimRef ref;
+    ref.volume = volume;
+    ref.ephemeral = true;
+    ref.claim.name = volume;
+    ref.at = r.location(v);
+    read_claim_template_spec(r, child(tmpl, "spec"), tw + ".spec", ref.claim);
+    claims.push_back(std::move(ref));
+  }
+}
+
 } // namespace
+
+std::optional<model::NodeSelectorTerm> read_node_selector_term(YamlReader& reader, const YAML::Node& term,
+                                                               const std::string& what)
+{
+  return read_term(reader, term, what);
+}
 
 void check_metadata(YamlReader& reader, const YAML::Node& metadata, const std::string& what)
 {
@@ -708,6 +764,7 @@ PodTemplate read_pod_template(YamlReader& r, const YAML::Node& parent, const YAM
       if (!v.IsMap()) {
         continue;
       }
+      read_claim_volume(r, v, what + ".volumes", out.claims);
       if (present(child(v, "hostPath"))) {
         spec.has_local_storage = true;
       }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/io/volumes.hpp"
 #include "core/io/yaml_reader.hpp"
 #include "core/model/pod.hpp"
 
@@ -7,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace capsim::io {
 
@@ -32,6 +34,9 @@ struct PodTemplate
   std::optional<Duration> runtime; // annotation capsim.io/runtime
   bool daemon_owned = false;       // ownerReferences name a DaemonSet
   bool mirror = false;             // a static pod's mirror (kubernetes.io/config.mirror)
+  // Volumes backed by claims (persistentVolumeClaim, ephemeral), in the order of spec.volumes;
+  // the scenario reader resolves them once the whole stream is read (volumes.hpp).
+  std::vector<PodClaimRef> claims;
 };
 
 // Converts metadata + spec of a Pod or PodTemplateSpec (SPEC §2) with the real Kubernetes
@@ -48,6 +53,12 @@ struct PodTemplate
 // Largest request accepted for one resource of one container (cpu in millicores, memory in
 // bytes): about 10^15. Larger values are refused as absurd.
 inline constexpr std::int64_t k_max_request = std::int64_t{1} << 50U;
+
+// One NodeSelectorTerm (matchExpressions ANDed with matchFields on metadata.name, which becomes
+// a kubernetes.io/hostname requirement), as required node affinity reads it; nullopt after an
+// error (reported).
+[[nodiscard]] std::optional<model::NodeSelectorTerm> read_node_selector_term(YamlReader& reader, const YAML::Node& term,
+                                                                             const std::string& what);
 
 // The fields of metav1.ObjectMeta, for unknown-field checks.
 void check_metadata(YamlReader& reader, const YAML::Node& metadata, const std::string& what);

@@ -5,10 +5,12 @@
 #include "core/base/text.hpp"
 #include "core/catalog/aws_allocatable.hpp"
 #include "core/catalog/catalog.hpp"
+#include "core/catalog/load.hpp"
 #include "core/io/files.hpp"
 #include "core/io/pod_template.hpp"
 #include "core/io/set_override.hpp"
 #include "core/io/text_guard.hpp"
+#include "core/io/volumes.hpp"
 #include "core/io/yaml_reader.hpp"
 
 #include <fmt/format.h>
@@ -56,6 +58,9 @@ constexpr KindInfo k_kinds[] = {
     {"Job", "batch/v1", true},
     {"PodDisruptionBudget", "policy/v1", true},
     {"PriorityClass", "scheduling.k8s.io/v1", false},
+    {"PersistentVolumeClaim", "v1", true},
+    {"PersistentVolume", "v1", false},
+    {"StorageClass", "storage.k8s.io/v1", false},
 };
 
 const KindInfo* find_kind(std::string_view kind)
@@ -122,7 +127,7 @@ class ScenarioParser
 {
 public:
   ScenarioParser(YamlReader& reader, std::string source, bool cluster_dump = false)
-    : m_r(reader), m_source(std::move(source)), m_dump(cluster_dump)
+    : m_r(reader), m_source(std::move(source)), m_storage([this] { return provisioning_zones(); }), m_dump(cluster_dump)
   {
   }
 
@@ -185,7 +190,37 @@ private:
   void read_pdb(const Doc& d);
   void read_catalog(const Doc& d);
   void read_priority_class(const Doc& d);
+  void read_claim_templates(const Doc& d, const YAML::Node& spec, std::vector<ClaimInfo>& out);
   void cross_check(const std::vector<Doc>& docs);
+
+  // Claims of one pod template (a bare Pod, a workload, a DaemonSet), resolved once the whole
+  // stream is read.
+  struct TemplateClaims
+  {
+    std::size_t index = 0; // into m_s.pods, m_s.workloads or m_s.daemon_sets
+    std::vector<PodClaimRef> volumes;
+    std::vector<ClaimInfo> claim_templates; // StatefulSet spec.volumeClaimTemplates
+    std::string what;                       // "Deployment/web", for messages
+    SourceLocation location;                // the document
+  };
+
+  // One claim of a template as resolved: per_pod claims are made for each pod in a zone of
+  // their own (Immediate); claim_template is the index into claim_templates, or -1.
+  struct PlannedClaim
+  {
+    ClaimEffect effect;
+    bool per_pod = false;
+    model::PerPodClaim claim;
+    int claim_template = -1;
+  };
+
+  void resolve_volumes();
+  std::vector<PlannedClaim> plan_claims(const std::string& namespace_, const TemplateClaims& t);
+  void check_class(const ClaimInfo& claim, const std::string& what);
+  void check_absurd(model::PodSpec& spec, const TemplateClaims& t);
+  void resolve_ordinals(model::Workload& w, const TemplateClaims& t, const model::PodSpec& base,
+                        const std::vector<PlannedClaim>& plan);
+  std::vector<std::string> provisioning_zones() const;
 
   // The pod template of a workload (spec.template), or nullptr after an error.
   model::PodSpecPtr read_template(const Doc& d, const YAML::Node& spec, model::OwnerKind owner, PodTemplate* out = nullptr);
@@ -202,6 +237,10 @@ private:
   std::vector<std::pair<std::size_t, YAML::Node>> m_generator_template_nodes;
   std::vector<std::pair<std::size_t, YAML::Node>> m_trace_template_nodes;
   std::vector<std::pair<std::size_t, YAML::Node>> m_bound_pod_nodes; // pod index -> nodeName node
+  StorageModel m_storage;
+  std::vector<TemplateClaims> m_pod_claims;
+  std::vector<TemplateClaims> m_workload_claims;
+  std::vector<TemplateClaims> m_daemon_set_claims;
   bool m_has_scenario = false;
   bool m_dump = false; // ParseOptions::cluster_dump
 };
@@ -1377,6 +1416,9 @@ void ScenarioParser::read_pod(const Doc& d)
   if (t.runtime) {
     pod.runtime = *t.runtime;
   }
+  if (!t.claims.empty()) {
+    m_pod_claims.push_back({m_s.pods.size(), std::move(t.claims), {}, w, m_r.location(d.root)});
+  }
   pod.spec = std::make_shared<const model::PodSpec>(std::move(t.spec));
   if (!pod.node_name.empty()) {
     m_bound_pod_nodes.emplace_back(m_s.pods.size(), child(child(d.root, "spec"), "nodeName"));
@@ -1449,12 +1491,17 @@ void ScenarioParser::read_workload(const Doc& d)
   } else {
     if (d.kind == "StatefulSet") {
       owner = model::OwnerKind::stateful_set;
+      m_r.check_fields(spec, sw, {"replicas", "template", "selector", "volumeClaimTemplates"},
+                       {"minReadySeconds", "revisionHistoryLimit", "serviceName", "podManagementPolicy",
+                        "updateStrategy", "persistentVolumeClaimRetentionPolicy", "ordinals"},
+                       Strictness::lenient);
+    } else {
+      m_r.check_fields(spec, sw, {"replicas", "template", "selector"},
+                       {"strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds", "paused",
+                        "serviceName", "volumeClaimTemplates", "podManagementPolicy", "updateStrategy",
+                        "persistentVolumeClaimRetentionPolicy", "ordinals"},
+                       Strictness::lenient);
     }
-    m_r.check_fields(spec, sw, {"replicas", "template", "selector"},
-                     {"strategy", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds", "paused",
-                      "serviceName", "volumeClaimTemplates", "podManagementPolicy", "updateStrategy",
-                      "persistentVolumeClaimRetentionPolicy", "ordinals"},
-                     Strictness::lenient);
   }
   PodTemplate t;
   wl.spec = read_template(d, spec, owner, &t);
@@ -1496,6 +1543,14 @@ void ScenarioParser::read_workload(const Doc& d)
       wl.runtime = *t.runtime;
     }
   }
+  std::vector<ClaimInfo> claim_templates;
+  if (d.kind == "StatefulSet") {
+    read_claim_templates(d, spec, claim_templates);
+  }
+  if (!t.claims.empty() || !claim_templates.empty()) {
+    m_workload_claims.push_back(
+        {m_s.workloads.size(), std::move(t.claims), std::move(claim_templates), w, wl.location});
+  }
   m_s.workloads.push_back(std::move(wl));
 }
 
@@ -1511,8 +1566,12 @@ void ScenarioParser::read_daemon_set(const Doc& d)
   }
   m_r.check_fields(spec, w + ".spec", {"template", "selector"}, {"updateStrategy", "minReadySeconds", "revisionHistoryLimit"},
                    Strictness::lenient);
-  auto ps = read_template(d, spec, model::OwnerKind::daemon_set);
+  PodTemplate t;
+  auto ps = read_template(d, spec, model::OwnerKind::daemon_set, &t);
   if (ps) {
+    if (!t.claims.empty()) {
+      m_daemon_set_claims.push_back({m_s.daemon_sets.size(), std::move(t.claims), {}, w, m_r.location(d.root)});
+    }
     m_s.daemon_sets.push_back(model::DaemonSet{d.name, std::move(ps)});
   }
 }
@@ -1764,6 +1823,250 @@ void ScenarioParser::read_catalog(const Doc& d)
 }
 
 // ----------------------------------------------------------------------------------------------
+// Persistent volumes
+
+void ScenarioParser::read_claim_templates(const Doc& d, const YAML::Node& spec, std::vector<ClaimInfo>& out)
+{
+  const auto list = child(spec, "volumeClaimTemplates");
+  const std::string w = what(d) + ".spec.volumeClaimTemplates";
+  if (!present(list) || !m_r.expect_sequence(list, w)) {
+    return;
+  }
+  std::set<std::string> seen;
+  for (const auto& ct : list) {
+    if (!m_r.check_fields(ct, w, {"metadata", "spec"}, {"apiVersion", "kind", "status"}, Strictness::lenient)) {
+      continue;
+    }
+    const auto name = child(child(ct, "metadata"), "name");
+    if (!present(name)) {
+      m_r.error(ct, fmt::format("'{}' entry needs metadata.name (pod i's claim is <name>-{}-<i>)", w, d.name));
+      continue;
+    }
+    ClaimInfo c;
+    c.name = m_r.string(name, w + ".metadata.name").value_or("");
+    c.namespace_ = d.namespace_;
+    if (c.name.empty()) {
+      continue;
+    }
+    if (!seen.insert(c.name).second) {
+      m_r.error(name, fmt::format("'{}': claim template '{}' is listed twice", w, c.name));
+      continue;
+    }
+    read_claim_template_spec(m_r, child(ct, "spec"), fmt::format("{}[{}].spec", w, c.name), c);
+    out.push_back(std::move(c));
+  }
+}
+
+// The zones a claim capsim provisions at once may land in when its class does not say: the
+// scenario's zones, else the catalog's zones of the region (a catalog that cannot be read
+// leaves the claim unconstrained; the run reports the catalog).
+std::vector<std::string> ScenarioParser::provisioning_zones() const
+{
+  const auto& st = m_s.settings;
+  if (!st.zones.empty()) {
+    return st.zones;
+  }
+  if (m_s.inline_catalog && m_s.inline_catalog->replace) {
+    return m_s.inline_catalog->zones;
+  }
+  try {
+    if (st.catalog.empty() || st.catalog == "default") {
+      return catalog::embedded_catalog_data().region_zones(st.region);
+    }
+    return catalog::read_catalog_folder(st.catalog).region_zones(st.region);
+  } catch (const InputError&) {
+    return {};
+  }
+}
+
+void ScenarioParser::check_class(const ClaimInfo& claim, const std::string& what)
+{
+  if (m_dump || !claim.storage_class || claim.storage_class->empty() || !m_storage.has_classes()
+      || m_storage.has_class(*claim.storage_class)) {
+    return;
+  }
+  m_r.error(claim.storage_class_at, fmt::format("{}: storageClassName '{}' names no StorageClass in the stream{}", what,
+                                                *claim.storage_class,
+                                                did_you_mean(*claim.storage_class, m_storage.class_names())));
+}
+
+void ScenarioParser::check_absurd(model::PodSpec& spec, const TemplateClaims& t)
+{
+  if (spec.volume_affinity.size() > k_max_volume_alternatives) {
+    m_r.error(t.location, fmt::format("{}: the pod's volumes allow more than {} combinations of node constraints: "
+                                      "refused as absurd",
+                                      t.what, k_max_volume_alternatives));
+    spec.volume_affinity.resize(k_max_volume_alternatives);
+  }
+}
+
+std::vector<ScenarioParser::PlannedClaim> ScenarioParser::plan_claims(const std::string& namespace_,
+                                                                      const TemplateClaims& t)
+{
+  std::vector<PlannedClaim> plan;
+  for (const auto& ref : t.volumes) {
+    PlannedClaim p;
+    if (ref.ephemeral) {
+      check_class(ref.claim, fmt::format("{}: ephemeral volume '{}'", t.what, ref.volume));
+      p.effect =
+          m_storage.resolve(ref.claim, ClaimOrigin::ephemeral, fmt::format("ephemeral volume \"{}\"", ref.volume));
+      p.claim = {ref.volume, true, p.effect.zones};
+    } else if (const auto* c = m_storage.find_claim(namespace_, ref.claim_name)) {
+      p.effect = m_storage.resolve(*c, ClaimOrigin::document, fmt::format("persistentvolumeclaim \"{}\"", c->name));
+    } else {
+      if (!m_dump) { // dumps seldom carry their claims: the volume is ignored there
+        std::vector<std::string> names;
+        if (m_r.diagnostics().size() < Diagnostics::k_max_errors) {
+          for (const auto* other : m_storage.claims_with_prefix(namespace_, "")) {
+            names.push_back(other->name);
+          }
+        }
+        m_r.error(ref.at, fmt::format("PersistentVolumeClaim '{}/{}' is not in the stream{}", namespace_,
+                                      ref.claim_name, did_you_mean(ref.claim_name, names)));
+      }
+      continue;
+    }
+    p.per_pod = !p.effect.zones.empty();
+    plan.push_back(std::move(p));
+  }
+  for (std::size_t k = 0; k < t.claim_templates.size(); ++k) {
+    const auto& ct = t.claim_templates[k];
+    check_class(ct, fmt::format("{}: volumeClaimTemplate '{}'", t.what, ct.name));
+    PlannedClaim p;
+    p.effect = m_storage.resolve(ct, ClaimOrigin::stateful_set, fmt::format("volumeClaimTemplate \"{}\"", ct.name));
+    p.claim = {ct.name, false, p.effect.zones};
+    p.per_pod = !p.effect.zones.empty();
+    p.claim_template = static_cast<int>(k);
+    plan.push_back(std::move(p));
+  }
+  return plan;
+}
+
+namespace {
+
+// A canonical ordinal ("0", "12"; no sign, no leading zero), or nullopt.
+std::optional<std::int32_t> parse_ordinal(std::string_view text)
+{
+  if (text.empty() || text.size() > 8 || (text.size() > 1 && text.front() == '0')
+      || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  std::int32_t v = 0;
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
+}
+
+// What a pod's volumes resolved to, as a key for sharing specs.
+std::string volume_key(const model::PodSpec& spec)
+{
+  std::string key = fmt::format("{}|{}|", spec.volume_binds_on_schedule, spec.volume_error);
+  for (const auto& term : spec.volume_affinity) {
+    for (const auto& r : term.requirements) {
+      key += fmt::format("{}{}{}{}", r.key.size(), r.key, r.complement ? '!' : '=', r.values.size());
+      for (const auto& v : r.values) {
+        key += fmt::format("{}:{}", v.size(), v);
+      }
+      key += fmt::format("<{}>{};", r.greater_than.value_or(0), r.less_than.value_or(0));
+    }
+    key += '|';
+  }
+  return key;
+}
+
+} // namespace
+
+// StatefulSet ordinals whose claims are documents of the stream ("<template>-<set>-<i>").
+void ScenarioParser::resolve_ordinals(model::Workload& w, const TemplateClaims& t, const model::PodSpec& base,
+                                      const std::vector<PlannedClaim>& plan)
+{
+  std::map<std::int32_t, std::vector<const ClaimInfo*>> docs; // ordinal -> claim per template
+  for (std::size_t k = 0; k < t.claim_templates.size(); ++k) {
+    const std::string prefix = fmt::format("{}-{}-", t.claim_templates[k].name, w.name);
+    for (const auto* c : m_storage.claims_with_prefix(w.namespace_, prefix)) {
+      if (const auto ordinal = parse_ordinal(std::string_view(c->name).substr(prefix.size()))) {
+        auto& slot = docs[*ordinal];
+        slot.resize(t.claim_templates.size(), nullptr);
+        slot[k] = c;
+      }
+    }
+  }
+  std::map<std::string, model::PodSpecPtr> shared;
+  for (const auto& [ordinal, claims] : docs) {
+    const std::string pod_name = fmt::format("{}-{}", w.name, ordinal);
+    model::PodSpec spec = base;
+    for (const auto& p : plan) {
+      const ClaimInfo* doc = p.claim_template >= 0 ? claims[static_cast<std::size_t>(p.claim_template)] : nullptr;
+      if (doc != nullptr) {
+        const auto label = fmt::format("persistentvolumeclaim \"{}\"", doc->name);
+        apply_claim(spec, m_storage.resolve(*doc, ClaimOrigin::document, label), doc->name);
+      } else {
+        apply_claim(spec, p.effect, per_pod_claim_name(p.claim, pod_name));
+      }
+    }
+    check_absurd(spec, t);
+    auto& slot = shared[volume_key(spec)];
+    if (!slot) {
+      slot = std::make_shared<const model::PodSpec>(std::move(spec));
+    }
+    w.ordinal_specs[ordinal] = slot;
+  }
+}
+
+void ScenarioParser::resolve_volumes()
+{
+  for (const auto& [key, c] : m_storage.claims()) {
+    const std::string w = fmt::format("PersistentVolumeClaim/{}", c.name);
+    if (!m_dump && !c.lost && !c.volume_name.empty() && !m_storage.has_volume(c.volume_name)) {
+      m_r.error(c.volume_name_at, fmt::format("{}: spec.volumeName names PersistentVolume '{}', which is not in the "
+                                              "stream",
+                                              w, c.volume_name));
+    }
+    if (c.volume_name.empty()) {
+      check_class(c, w);
+    }
+  }
+  // Applies every planned claim; per-pod claims too when the pod's name is known.
+  const auto build = [this](const model::PodSpec& base, const TemplateClaims& t, const std::vector<PlannedClaim>& plan,
+                            const std::string& pod_name) {
+    auto spec = std::make_shared<model::PodSpec>(base);
+    for (const auto& p : plan) {
+      if (!p.per_pod) {
+        apply_claim(*spec, p.effect, "");
+      } else if (!pod_name.empty()) {
+        apply_claim(*spec, p.effect, per_pod_claim_name(p.claim, pod_name));
+      }
+    }
+    check_absurd(*spec, t);
+    return spec;
+  };
+  for (const auto& t : m_pod_claims) {
+    auto& pod = m_s.pods[t.index];
+    const auto plan = plan_claims(pod.spec->namespace_, t);
+    pod.spec = build(*pod.spec, t, plan, pod.name);
+  }
+  for (const auto& t : m_workload_claims) {
+    auto& w = m_s.workloads[t.index];
+    const auto plan = plan_claims(w.namespace_, t);
+    const model::PodSpecPtr base = w.spec;
+    w.spec = build(*base, t, plan, "");
+    for (const auto& p : plan) {
+      if (p.per_pod) {
+        w.per_pod_claims.push_back(p.claim);
+      }
+    }
+    if (!t.claim_templates.empty()) {
+      resolve_ordinals(w, t, *base, plan);
+    }
+  }
+  for (const auto& t : m_daemon_set_claims) {
+    auto& ds = m_s.daemon_sets[t.index];
+    // A DaemonSet pod's own claim provisioned at once is left unconstrained (capsim does not
+    // name DaemonSet pods).
+    ds.spec = build(*ds.spec, t, plan_claims(ds.spec->namespace_, t), "");
+  }
+}
+
+// ----------------------------------------------------------------------------------------------
 // The stream
 
 void ScenarioParser::cross_check(const std::vector<Doc>& docs)
@@ -1953,8 +2256,15 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
       read_pdb(d);
     } else if (d.kind == "Catalog") {
       read_catalog(d);
+    } else if (d.kind == "PersistentVolumeClaim") {
+      m_storage.add_claim(read_claim(m_r, d.root, d.name, d.namespace_, what(d)));
+    } else if (d.kind == "PersistentVolume") {
+      m_storage.add_volume(read_volume(m_r, d.root, d.name, what(d)));
+    } else if (d.kind == "StorageClass") {
+      m_storage.add_class(read_storage_class(m_r, d.root, d.name, what(d)));
     }
   }
+  resolve_volumes();
   cross_check(docs);
   return std::move(m_s);
 }

@@ -3,6 +3,7 @@
 #include "core/base/quantity.hpp"
 #include "core/base/text.hpp"
 #include "core/io/trace.hpp"
+#include "core/io/volumes.hpp"
 
 #include <fmt/format.h>
 
@@ -254,6 +255,23 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
   check_size(expected, scenario_at);
   pods.reserve(expected);
 
+  // Pods of templates with claims made per pod in a zone of their own get a spec with their
+  // zones (volumes.hpp); templates by name, as Scenario::find_template looks them up.
+  PerPodSpecs per_pod;
+  std::map<std::string_view, const model::Workload*> with_per_pod_claims;
+  for (const auto& w : s.workloads) {
+    with_per_pod_claims.emplace(w.name, &w); // the first of a name, as find_template
+  }
+  std::erase_if(with_per_pod_claims, [](const auto& entry) { return entry.second->per_pod_claims.empty(); });
+  const auto give_own_volumes = [&](model::Pod& pod) {
+    if (with_per_pod_claims.empty() || !pod.spec) {
+      return;
+    }
+    if (const auto it = with_per_pod_claims.find(pod.spec->template_name); it != with_per_pod_claims.end()) {
+      pod.spec = per_pod.get(pod.spec, it->second->per_pod_claims, pod.name);
+    }
+  };
+
   // 1. Bare pods.
   for (const auto& p : s.pods) {
     pods.push_back(p);
@@ -272,6 +290,11 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
       model::Pod pod;
       pod.name = fmt::format("{}-{}", w.name, i);
       pod.spec = w.spec;
+      if (const auto it = w.ordinal_specs.find(i); it != w.ordinal_specs.end()) {
+        pod.spec = it->second;
+      } else if (!w.per_pod_claims.empty()) {
+        pod.spec = per_pod.get(w.spec, w.per_pod_claims, pod.name);
+      }
       pod.requests = w.spec->requests;
       pod.arrival = static_cast<SimTime>(wave) * std::max<Duration>(w.runtime, 0);
       pod.runtime = w.runtime;
@@ -295,6 +318,11 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
       topts.name_prefix = fmt::format("{}-t{}", t.template_name.empty() ? "trace" : t.template_name, i);
       topts.referenced_from = t.location;
       auto rows = read_trace(t.path, *format, topts);
+      if (*format != TraceFormat::kubectl) { // kubectl rows carry their own specs
+        for (auto& p : rows) {
+          give_own_volumes(p);
+        }
+      }
       check_size(pods.size() + rows.size(), t.location);
       const auto beyond = [horizon](const model::Pod& p) { return horizon > 0 && p.arrival >= horizon; };
       if (pods.empty()) { // the common case, a workload that is one trace: taken as read, not moved row by row
@@ -337,6 +365,7 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
       pod.arrival = a.arrival;
       pod.runtime = a.runtime;
       pod.departure = a.departure;
+      give_own_volumes(pod);
       pods.push_back(std::move(pod));
     }
   }

@@ -28,6 +28,8 @@ struct ExpandOptions
 //   4. generators (listed order): pods <template>-g<i>-<n>, drawn from Rng streams named
 //      "generator/<template>/<pattern>/<occurrence>" of the scenario seed, so adding a
 //      generator never changes another's pods.
+// Pods whose volume claims resolve on their own (Workload::ordinal_specs and per_pod_claims, also
+// for trace rows and generator pods of such a template) get their own spec (io::PerPodSpecs).
 // Pods arriving at or after the horizon are left out. Throws InputError for unreadable
 // traces, absurd sizes (over k_max_workload_pods) and when the workload has no natural end
 // but spec.duration is not set.

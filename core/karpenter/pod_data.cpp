@@ -43,6 +43,37 @@ void fill_requirements(const SpecData& d, PodVariant& v, const Interner& in)
   if (!d.required_terms.empty()) {
     v.requirements.add(d.required_terms[v.required_term_start], in);
   }
+  // NodeClaim.CanAdd / ExistingNode.CanAdd add the volume requirements to the node's requirements
+  // only; v.strict, which topology spread counts domains by, stays without them.
+  v.requirements.add(d.volume, in);
+}
+
+// Karpenter tries a pod's volume alternatives (ORed terms) one by one; capsim folds them into one
+// requirement set: terms that each ask one key In some values (a volume's zones, however they are
+// split into terms) become that key In their union, which is the same; any other shape keeps the
+// first term.
+ReqSet volume_requirements(const model::PodSpec& spec, Interner& in)
+{
+  const auto& terms = spec.volume_affinity;
+  if (terms.empty()) {
+    return {};
+  }
+  const auto single_in = [&](const model::NodeSelectorTerm& t) {
+    return t.requirements.size() == 1 && t.requirements.front().op() == model::Operator::in
+           && normalized_label(t.requirements.front().key) == normalized_label(terms.front().requirements.front().key);
+  };
+  if (terms.size() > 1 && !terms.front().requirements.empty() && std::all_of(terms.begin(), terms.end(), single_in)) {
+    std::vector<std::string> values;
+    for (const auto& t : terms) {
+      const auto& r = t.requirements.front();
+      values.insert(values.end(), r.values.begin(), r.values.end());
+    }
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    const auto& key = terms.front().requirements.front().key;
+    return term_to_req_set({{model::Requirement::make(key, model::Operator::in, std::move(values))}}, in);
+  }
+  return term_to_req_set(terms.front(), in);
 }
 
 bool is_restricted_label(std::string_view key)
@@ -123,6 +154,9 @@ SpecData make_spec_data(const model::PodSpecPtr& spec, bool ignore_preferences, 
   d.ignore_preferences = ignore_preferences;
   d.tolerate_pns_enabled = tolerate_pns_enabled;
   d.validation_error = validate_pod_spec(*spec);
+  if (d.validation_error.empty()) {
+    d.validation_error = spec->volume_error; // ValidatePersistentVolumeClaims
+  }
   for (const auto& [k, v] : spec->node_selector) {
     d.node_selector.add(make_in(in.key(normalized_label(k)), in.value(v)), in);
   }
@@ -136,7 +170,8 @@ SpecData make_spec_data(const model::PodSpecPtr& spec, bool ignore_preferences, 
     return std::all_of(r.items().begin(), r.items().end(),
                        [&in](const Req& q) { return q.key == in.k_zone || q.key == in.k_hostname; });
   };
-  d.zone_only_requirements = zone_only(d.node_selector)
+  d.volume = volume_requirements(*spec, in);
+  d.zone_only_requirements = zone_only(d.node_selector) && zone_only(d.volume)
                              && std::all_of(d.required_terms.begin(), d.required_terms.end(), zone_only)
                              && std::all_of(d.preferred_terms.begin(), d.preferred_terms.end(), zone_only);
   d.preferred_affinity_order = heaviest_first(spec->pod_affinity_preferred);

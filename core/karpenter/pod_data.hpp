@@ -38,6 +38,9 @@ struct SpecData
   ReqSet node_selector;
   std::vector<ReqSet> required_terms;
   std::vector<ReqSet> preferred_terms;                 // heaviest first (stable)
+  // The volumes' topology (PodSpec::volume_affinity) as one alternative: it narrows the node or
+  // NodeClaim the pod goes on, never the pod's own requirements that topology spread reads.
+  ReqSet volume;
   std::vector<std::uint16_t> preferred_affinity_order; // heaviest first (stable)
   std::vector<std::uint16_t> preferred_anti_affinity_order;
   bool has_pns_toleration = false; // already tolerates {Exists, PreferNoSchedule}

@@ -384,8 +384,8 @@ std::string ReqSet::to_string(const Interner& in) const
 
 std::string_view normalized_label(std::string_view key)
 {
-  if (key == "failure-domain.beta.kubernetes.io/zone") {
-    return model::labels::k_zone;
+  if (key == "failure-domain.beta.kubernetes.io/zone" || key == model::labels::k_ebs_csi_zone) {
+    return model::labels::k_zone; // the second: the AWS provider's addition (operator.go)
   }
   if (key == "failure-domain.beta.kubernetes.io/region") {
     return model::labels::k_region;

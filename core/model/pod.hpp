@@ -43,6 +43,20 @@ struct PodSpec
   bool safe_to_evict_false = false; // cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
   bool safe_to_evict_true = false;  // cluster-autoscaler.kubernetes.io/safe-to-evict: "true" (overrides CAS blockers)
   bool has_local_storage = false;   // emptyDir/hostPath volumes (CAS skip-nodes-with-local-storage)
+  // Persistent volumes (kube-scheduler's VolumeBinding filter, Karpenter's volumetopology.go):
+  // the nodes the pod's bound or provisionable volumes allow, as ORed terms like required node
+  // affinity (empty = anywhere). Kept apart from node affinity because topology spread counts
+  // domains by the pod's node affinity alone.
+  std::vector<NodeSelectorTerm> volume_affinity;
+  // A zonal claim of the pod is provisioned where the pod first binds (WaitForFirstConsumer): the
+  // binding pins the pod, and the pods that come back in its place, to that node's zone.
+  bool volume_binds_on_schedule = false;
+  // Non-empty: a claim no scheduler can satisfy (being deleted, Lost, unbound with Immediate
+  // binding, no storage class): the pod stays pending, as kube-scheduler and Karpenter leave it.
+  std::string volume_error;
+  // Set on a spec Cluster::bind pinned to a zone: the spec it was made from. Pods of both are one
+  // workload (kube-scheduler's default spreading counts them together).
+  std::shared_ptr<const PodSpec> pinned_from;
   Duration termination_grace_period = 30 * k_second;
 };
 

@@ -98,6 +98,9 @@ private:
 // Label keys.
 namespace labels {
 inline constexpr std::string_view k_zone = "topology.kubernetes.io/zone";
+// The zone label of the EBS CSI driver's node plugin (PersistentVolumes of older driver versions
+// name it in their node affinity).
+inline constexpr std::string_view k_ebs_csi_zone = "topology.ebs.csi.aws.com/zone";
 inline constexpr std::string_view k_region = "topology.kubernetes.io/region";
 inline constexpr std::string_view k_hostname = "kubernetes.io/hostname";
 inline constexpr std::string_view k_instance_type = "node.kubernetes.io/instance-type";

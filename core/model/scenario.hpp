@@ -9,6 +9,7 @@
 #include "core/model/pod.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,18 @@ struct DaemonSet
   PodSpecPtr spec;
 };
 
+// A volume claim made for each pod of a template (an ephemeral volume, a StatefulSet
+// volumeClaimTemplate) whose StorageClass binds at once (Immediate): the provisioner creates
+// each pod's claim in one of `zones` before the pod schedules, the one at the FNV-1a hash of the
+// claim's name modulo their number (io::pick_zone). The template's spec leaves it out; each pod
+// gets a spec with that zone (io::PerPodSpecs).
+struct PerPodClaim
+{
+  std::string name;               // the volume (ephemeral) or the claim template (StatefulSet)
+  bool ephemeral = false;         // claim name: "<pod>-<name>" (ephemeral) or "<name>-<pod>"
+  std::vector<std::string> zones; // sorted, not empty
+};
+
 // A Deployment/StatefulSet/ReplicaSet/Job: a template with replicas present at t=0.
 struct Workload
 {
@@ -52,6 +65,11 @@ struct Workload
   std::int32_t completions = 0; // Jobs: pods to run in total, `replicas` at a time (0 = replicas)
   std::string namespace_ = "default";
   SourceLocation location;
+  // Claims made per pod in a zone of their own (see PerPodClaim); empty for most workloads.
+  std::vector<PerPodClaim> per_pod_claims;
+  // StatefulSet pods whose claims are PersistentVolumeClaim documents of the stream (a
+  // live-cluster dump): the spec of ordinal i, volumes resolved; pods resolving alike share one.
+  std::map<std::int32_t, PodSpecPtr> ordinal_specs;
 };
 
 // A karpenter.k8s.aws/v1 EC2NodeClass: only what changes node capacity (kubelet settings and

@@ -14,6 +14,7 @@ std::string_view to_string(FilterPlugin plugin)
   case FilterPlugin::node_affinity: return "NodeAffinity";
   case FilterPlugin::node_ports: return "NodePorts";
   case FilterPlugin::node_resources_fit: return "NodeResourcesFit";
+  case FilterPlugin::volume_binding: return "VolumeBinding";
   case FilterPlugin::pod_topology_spread: return "PodTopologySpread";
   case FilterPlugin::inter_pod_affinity: return "InterPodAffinity";
   }
@@ -29,7 +30,7 @@ const std::string* node_label(const cluster::NodeState& node, const std::string&
   if (key == model::labels::k_hostname && !node.name.empty()) {
     return &node.name;
   }
-  if (key == model::labels::k_zone && !node.zone.empty()) {
+  if ((key == model::labels::k_zone || key == model::labels::k_ebs_csi_zone) && !node.zone.empty()) {
     return &node.zone;
   }
   return nullptr;
@@ -71,6 +72,13 @@ bool node_affinity_matches(const model::PodSpec& spec, const cluster::NodeState&
   }
   return std::any_of(spec.required_node_affinity.begin(), spec.required_node_affinity.end(),
                      [&](const model::NodeSelectorTerm& term) { return term_matches(term, node); });
+}
+
+bool volume_affinity_matches(const model::PodSpec& spec, const cluster::NodeState& node)
+{
+  return spec.volume_affinity.empty()
+         || std::any_of(spec.volume_affinity.begin(), spec.volume_affinity.end(),
+                        [&](const model::NodeSelectorTerm& term) { return term_matches(term, node); });
 }
 
 std::int64_t preferred_node_affinity_score(const model::PodSpec& spec, const cluster::NodeState& node)

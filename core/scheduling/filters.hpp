@@ -26,6 +26,7 @@ enum class FilterPlugin : std::uint8_t {
   node_affinity,
   node_ports,
   node_resources_fit,
+  volume_binding,
   pod_topology_spread,
   inter_pod_affinity,
 };
@@ -57,6 +58,7 @@ inline constexpr std::string_view k_spread_label =
 inline constexpr std::string_view k_affinity = "node(s) didn't match pod affinity rules";
 inline constexpr std::string_view k_anti_affinity = "node(s) didn't match pod anti-affinity rules";
 inline constexpr std::string_view k_existing_anti_affinity = "node(s) didn't satisfy existing pods anti-affinity rules";
+inline constexpr std::string_view k_volume_node_affinity = "node(s) had volume node affinity conflict";
 } // namespace reason
 
 // The taint Karpenter puts on nodes it is disrupting (NodeState::disrupted_taint).
@@ -68,7 +70,8 @@ inline constexpr std::string_view k_match_field_name = "metadata.name";
 
 // Value of label `key` on `node`, or nullptr. When the label is absent,
 // kubernetes.io/hostname falls back to the node name and topology.kubernetes.io/zone to
-// NodeState::zone (every real node carries both labels).
+// NodeState::zone (every real node carries both labels), and so does the EBS CSI driver's
+// topology.ebs.csi.aws.com/zone (capsim assumes the driver runs on every node).
 [[nodiscard]] const std::string* node_label(const cluster::NodeState& node, const std::string& key);
 
 // One NodeSelectorRequirement against a node's labels, with Kubernetes semantics: NotIn and
@@ -81,6 +84,10 @@ inline constexpr std::string_view k_match_field_name = "metadata.name";
 
 // NodeAffinity filter: nodeSelector labels all equal AND (no required terms, or any term matches).
 [[nodiscard]] bool node_affinity_matches(const model::PodSpec& spec, const cluster::NodeState& node);
+
+// VolumeBinding filter on the pod's volumes: no volume constraint, or a term of
+// PodSpec::volume_affinity matches. (A spec with a volume_error fails before any node.)
+[[nodiscard]] bool volume_affinity_matches(const model::PodSpec& spec, const cluster::NodeState& node);
 
 // Sum of the weights of the preferred node-affinity terms the node matches (NodeAffinity score
 // before normalization). Empty terms and zero weights are skipped as upstream does.

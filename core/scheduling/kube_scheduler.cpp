@@ -124,6 +124,12 @@ struct Group
   model::PodSpecPtr holder; // keeps the spec alive, so its address stays unique
   const model::PodSpec* spec = nullptr;
   std::uint32_t affinity_class = k_none;
+  std::uint32_t volume_class = k_none; // the volumes' node affinity as a class of its own
+  bool volume_error = false;           // PodSpec::volume_error: no node passes VolumeBinding
+  // The group its pods are counted in (node_counts, live, owner terms): itself, or for a spec
+  // pinned to a zone by its claim the group of the spec it came from, so a StatefulSet's pods
+  // stay one workload.
+  std::uint32_t count_gid = k_none;
   bool has_ports = false;
   bool tolerates_unschedulable = false;
   bool default_spread = false;
@@ -264,6 +270,8 @@ enum class Verdict : std::uint8_t {
   node_affinity,
   node_ports,
   resources,
+  volume_error,    // VolumeBinding PreFilter: a claim no node can satisfy
+  volume_affinity, // VolumeBinding: the volumes' node affinity excludes the node
   spread_label,
   spread_skew,
   pod_affinity,
@@ -282,6 +290,8 @@ FilterPlugin plugin_of(Verdict v)
   case Verdict::node_affinity: return FilterPlugin::node_affinity;
   case Verdict::node_ports: return FilterPlugin::node_ports;
   case Verdict::resources: return FilterPlugin::node_resources_fit;
+  case Verdict::volume_error:
+  case Verdict::volume_affinity: return FilterPlugin::volume_binding;
   case Verdict::spread_label:
   case Verdict::spread_skew: return FilterPlugin::pod_topology_spread;
   case Verdict::pod_affinity:
@@ -988,7 +998,10 @@ struct KubeScheduler::State
     if (e.node >= views.size()) {
       grow_nodes(cluster->nodes().size());
     }
-    const std::uint32_t gid = group_of_pod(e.pod);
+    if (e.bound) {
+      forget_changed_spec(e.pod);
+    }
+    const std::uint32_t gid = groups[group_of_pod(e.pod)].count_gid;
     const model::Pod& pod = cluster->pod(e.pod).pod;
     const std::int32_t delta = e.bound ? 1 : -1;
     auto& np = node_pods[e.node];
@@ -1163,6 +1176,12 @@ struct KubeScheduler::State
     if (!s.node_selector.empty() || !s.required_node_affinity.empty()) {
       g.affinity_class = intern_class(s);
     }
+    g.volume_error = !s.volume_error.empty();
+    if (!s.volume_affinity.empty()) {
+      model::PodSpec volumes;
+      volumes.required_node_affinity = s.volume_affinity;
+      g.volume_class = intern_class(volumes);
+    }
     g.has_ports = std::any_of(s.host_ports.begin(), s.host_ports.end(), [](std::int32_t p) { return p > 0; });
     g.tolerates_unschedulable = tolerates_unschedulable(s.tolerations);
     g.default_spread = s.topology_spread.empty()
@@ -1177,7 +1196,22 @@ struct KubeScheduler::State
            });
     g.has_preferred_node_affinity = !s.preferred_node_affinity.empty();
     group_ids.emplace(key, id);
+    g.count_gid = id;
+    if (s.pinned_from) {
+      const auto base = group_of_spec(s.pinned_from); // (groups keeps its elements in place)
+      groups[id].count_gid = groups[base].count_gid;
+    }
     return id;
+  }
+
+  // Binding may give a pod a new spec (a claim provisioned in the node's zone pins it there):
+  // from then on the pod belongs to the group of that spec.
+  void forget_changed_spec(PodIndex p)
+  {
+    if (p < pod_group.size() && pod_group[p] != k_none
+        && groups[pod_group[p]].holder.get() != cluster->pod(p).pod.spec.get()) {
+      pod_group[p] = k_none;
+    }
   }
 
   std::uint32_t group_of_pod(PodIndex p)
@@ -1446,6 +1480,7 @@ struct KubeScheduler::State
     prepare_existing_anti();
     c.any_topology = !c.hard.empty() || !c.affinity.empty() || !c.anti.empty() || !c.blocked.empty();
     c.resources_only = !c.any_topology && pod.node_name.empty() && g.affinity_class == k_none && !g.has_ports
+                       && g.volume_class == k_none && !g.volume_error
                        && std::all_of(c.dims.begin(), c.dims.begin() + static_cast<std::ptrdiff_t>(c.n_dims),
                                       [](model::ResourceId d) { return d == model::k_cpu || d == model::k_memory; });
   }
@@ -1685,6 +1720,9 @@ struct KubeScheduler::State
   {
     const NodeView& v = views[n];
     const Group& g = groups[cycle.gid];
+    if (g.volume_error) {
+      return Verdict::volume_error;
+    }
     if (!v.ready) {
       return v.cordoned ? Verdict::unschedulable : Verdict::not_ready;
     }
@@ -1709,8 +1747,22 @@ struct KubeScheduler::State
         return Verdict::resources;
       }
     }
+    if (const auto vv = volume_verdict(g, n); vv != Verdict::ok) {
+      return vv;
+    }
     if (cycle.any_topology) {
       return topology_verdict(n);
+    }
+    return Verdict::ok;
+  }
+
+  // VolumeBinding's filter (after NodeResourcesFit, before PodTopologySpread in the default
+  // profile); its PreFilter, which rejects a pod with an unsatisfiable claim outright, is the
+  // first check of filter().
+  Verdict volume_verdict(const Group& g, NodeIndex n)
+  {
+    if (g.volume_class != k_none && !eligible(g.volume_class, n)) {
+      return Verdict::volume_affinity;
     }
     return Verdict::ok;
   }
@@ -1721,6 +1773,9 @@ struct KubeScheduler::State
     using cluster::NodeLifecycle;
     const cluster::NodeState& x = *cycle.extra;
     const Group& g = groups[cycle.gid];
+    if (g.volume_error) {
+      return Verdict::volume_error;
+    }
     if (x.lifecycle == NodeLifecycle::deleting || x.lifecycle == NodeLifecycle::terminated) {
       return Verdict::unschedulable;
     }
@@ -1738,6 +1793,9 @@ struct KubeScheduler::State
     }
     if (!fits_resources(cycle.request, x.allocatable - x.requested)) {
       return Verdict::resources;
+    }
+    if (g.volume_class != k_none && !volume_affinity_matches(*g.spec, x)) {
+      return Verdict::volume_affinity;
     }
     if (cycle.any_topology) {
       return topology_verdict(k_extra);
@@ -1769,6 +1827,8 @@ struct KubeScheduler::State
     case Verdict::pod_affinity: return {std::string(reason::k_affinity)};
     case Verdict::pod_anti_affinity: return {std::string(reason::k_anti_affinity)};
     case Verdict::existing_anti_affinity: return {std::string(reason::k_existing_anti_affinity)};
+    case Verdict::volume_error: return {g.spec->volume_error};
+    case Verdict::volume_affinity: return {std::string(reason::k_volume_node_affinity)};
     }
     return {};
   }
@@ -1867,7 +1927,7 @@ struct KubeScheduler::State
         }
       }
     } else {
-      for (const auto& [n, cnt] : g.node_counts) {
+      for (const auto& [n, cnt] : groups[g.count_gid].node_counts) {
         group_scratch[n] = static_cast<std::int32_t>(cnt);
         if (!views[n].in_snapshot) {
           continue;
@@ -1918,7 +1978,7 @@ struct KubeScheduler::State
       s_tsc[i] = static_cast<std::int64_t>(score + 0.5);
     }
     if (!explicit_soft) {
-      for (const auto& [n, cnt] : g.node_counts) {
+      for (const auto& [n, cnt] : groups[g.count_gid].node_counts) {
         group_scratch[n] = 0;
       }
     }

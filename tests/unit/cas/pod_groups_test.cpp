@@ -248,6 +248,28 @@ TEST_CASE("predicates: taints, selectors, host ports, resources", "[cas][predica
   CHECK(check_predicates(snapshot, 0, pod2) == Filter::unschedulable);
 }
 
+TEST_CASE("predicates: VolumeBinding (the volumes' node affinity, unsatisfiable claims)", "[cas][predicates][volumes]")
+{
+  auto n = node_state("n", 2000, 4);
+  n.zone = "us-east-1a";
+  Snapshot snapshot;
+  SnapNode sn;
+  sn.state = &n;
+  snapshot.add_node(sn);
+  auto spec = make_spec("p", 500, 512);
+  const auto pod = make_pod("p", spec);
+  const auto zone = [](const std::string& z) {
+    return model::NodeSelectorTerm{
+        {model::Requirement::make(std::string(model::labels::k_zone), model::Operator::in, {z})}};
+  };
+  spec->volume_affinity = {zone("us-east-1b")};
+  CHECK(check_predicates(snapshot, 0, pod) == Filter::volumes);
+  spec->volume_affinity = {zone("us-east-1b"), zone("us-east-1a")};
+  CHECK(check_predicates(snapshot, 0, pod) == Filter::none);
+  spec->volume_error = R"(persistentvolumeclaim "data" is being deleted)";
+  CHECK(check_predicates(snapshot, 0, pod) == Filter::volumes);
+}
+
 TEST_CASE("predicates: required pod anti-affinity in both directions", "[cas][predicates]")
 {
   const auto a = node_state("a", 4000, 16);

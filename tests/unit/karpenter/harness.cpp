@@ -92,6 +92,11 @@ model::PodSpecPtr Env::spec(const PodOptions& o) const
   s->pod_anti_affinity_required = o.pod_anti_requirements;
   s->pod_anti_affinity_preferred = o.pod_anti_preferences;
   s->host_ports = o.host_ports;
+  for (const auto& term : o.volume_terms) {
+    s->volume_affinity.push_back(model::NodeSelectorTerm{term});
+  }
+  s->volume_error = o.volume_error;
+  s->volume_binds_on_schedule = o.volume_binds_on_schedule;
   return s;
 }
 

@@ -52,6 +52,10 @@ struct PodOptions
   std::vector<model::PodAffinityTerm> pod_anti_requirements;
   std::vector<model::WeightedPodAffinityTerm> pod_anti_preferences;
   std::vector<std::int32_t> host_ports;
+  // The pod's volumes as the scenario reader resolves them (PodSpec::volume_affinity, ...).
+  std::vector<std::vector<Requirement>> volume_terms; // ORed
+  std::string volume_error;
+  bool volume_binds_on_schedule = false;
 };
 
 [[nodiscard]] Requirement req(const std::string& key, Operator op, std::vector<std::string> values = {},

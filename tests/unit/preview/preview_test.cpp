@@ -542,3 +542,69 @@ TEST_CASE("preview: EC2NodeClass dumps and their drift", "[preview][karpenter]")
   CHECK(v.replacement->instance_type == "c5.xlarge");
   CHECK(v.saving_per_hour == Approx(0.384 - 0.17));
 }
+
+TEST_CASE("preview: --volumes keeps pods where their volumes are", "[preview][karpenter][volumes]")
+{
+  // The underutilized m5.xlarge's web pod gets a claim bound to an EBS volume in us-east-1c, where
+  // the cluster has no node: instead of moving the pod to the m5.2xlarge in us-east-1a (deleting
+  // its node), consolidation replaces the node with a cheaper one in the volume's zone. (The
+  // volume is put in another zone than the pod's node so that the verdict shows it.)
+  auto pods = nlohmann::json::parse(std::ifstream(k_dir + "pods.json"));
+  bool found = false;
+  for (auto& p : pods["items"]) {
+    if (p["metadata"]["name"] == "web-7c9d8f6b5-aaaaa") {
+      p["spec"]["volumes"].push_back({{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "data-web"}}}});
+      found = true;
+    }
+  }
+  REQUIRE(found);
+  const auto volumes = nlohmann::json{
+      {"apiVersion", "v1"},
+      {"kind", "List"},
+      {"items",
+       {{{"apiVersion", "v1"},
+         {"kind", "PersistentVolumeClaim"},
+         {"metadata", {{"name", "data-web"}, {"namespace", "web"}}},
+         {"spec", {{"storageClassName", "gp3"}, {"volumeName", "pvc-1234"}}},
+         {"status", {{"phase", "Bound"}}}},
+        {{"apiVersion", "v1"},
+         {"kind", "PersistentVolume"},
+         {"metadata", {{"name", "pvc-1234"}}},
+         {"spec",
+          {{"storageClassName", "gp3"},
+           {"nodeAffinity",
+            {{"required",
+              {{"nodeSelectorTerms",
+                {{{"matchExpressions",
+                   {{{"key", "topology.ebs.csi.aws.com/zone"}, {"operator", "In"}, {"values", {"us-east-1c"}}}}}}}}}}}}}}},
+        {{"apiVersion", "storage.k8s.io/v1"},
+         {"kind", "StorageClass"},
+         {"metadata", {{"name", "gp3"}}},
+         {"provisioner", "ebs.csi.aws.com"},
+         {"volumeBindingMode", "WaitForFirstConsumer"}}}}};
+  auto files = fixture_files();
+  files.pods = write("pods-with-volume.json", pods.dump(2));
+  files.volumes = write("volumes.json", volumes.dump(2));
+  const auto dump = io::load_cluster_dump(files);
+  const auto pod = std::find_if(dump.scenario.pods.begin(), dump.scenario.pods.end(),
+                                [](const model::Pod& p) { return p.name == "web-7c9d8f6b5-aaaaa"; });
+  REQUIRE(pod != dump.scenario.pods.end());
+  REQUIRE(pod->spec->volume_affinity.size() == 1);
+  const auto r = preview::run_preview(dump, {});
+  const auto& under = find(r.karpenter, "ip-10-0-1-10");
+  CHECK(under.decision == "replace");
+  REQUIRE(under.replacement);
+  CHECK(under.replacement->zone == "us-east-1c");
+  CHECK(under.saving_per_hour > 0);
+  // Without --volumes the claim is ignored and the node is deleted as before.
+  files.volumes.clear();
+  const auto& before = find(preview::run_preview(io::load_cluster_dump(files), {}).karpenter, "ip-10-0-1-10");
+  CHECK(before.decision == "delete");
+  // A file of another kind is refused with the option's hint.
+  files.volumes = k_dir + "pdbs.json";
+  const auto errors = errors_of(files);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("--volumes expects PersistentVolumeClaim or PersistentVolume or StorageClass objects (kubectl "
+                       "get pvc,pv,storageclass -A -o json)")
+        != std::string::npos);
+}
