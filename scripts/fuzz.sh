@@ -37,7 +37,7 @@ for target in "${targets[@]}"; do
   artifacts="$build/artifacts/$target/"
   mkdir -p "$corpus" "$artifacts"
   case "$target" in
-    fuzz_scenario) seeds=(scenarios); extra=(-dict=tests/fuzz/scenario.dict) ;;
+    fuzz_scenario) seeds=(scenarios tests/fuzz/seeds/scenario); extra=(-dict=tests/fuzz/scenario.dict) ;;
     fuzz_trace_csv) seeds=(tests/fuzz/seeds/csv scenarios/traces); extra=() ;;
     fuzz_trace_jsonl) seeds=(tests/fuzz/seeds/jsonl); extra=() ;;
     fuzz_trace_openb) seeds=(tests/fuzz/seeds/openb); extra=() ;;

@@ -5,7 +5,6 @@
 #include "core/base/text.hpp"
 #include "core/catalog/aws_allocatable.hpp"
 #include "core/catalog/catalog.hpp"
-#include "core/catalog/load.hpp"
 #include "core/io/files.hpp"
 #include "core/io/pod_template.hpp"
 #include "core/io/set_override.hpp"
@@ -1858,8 +1857,8 @@ void ScenarioParser::read_claim_templates(const Doc& d, const YAML::Node& spec, 
 }
 
 // The zones a claim capsim provisions at once may land in when its class does not say: the
-// scenario's zones, else the catalog's zones of the region (a catalog that cannot be read
-// leaves the claim unconstrained; the run reports the catalog).
+// scenario's zones, or a replacing inline catalog's (the embedded or a folder catalog is not read
+// here; without either the claim is made where its pod first binds, volumes.cpp).
 std::vector<std::string> ScenarioParser::provisioning_zones() const
 {
   const auto& st = m_s.settings;
@@ -1869,14 +1868,7 @@ std::vector<std::string> ScenarioParser::provisioning_zones() const
   if (m_s.inline_catalog && m_s.inline_catalog->replace) {
     return m_s.inline_catalog->zones;
   }
-  try {
-    if (st.catalog.empty() || st.catalog == "default") {
-      return catalog::embedded_catalog_data().region_zones(st.region);
-    }
-    return catalog::read_catalog_folder(st.catalog).region_zones(st.region);
-  } catch (const InputError&) {
-    return {};
-  }
+  return {};
 }
 
 void ScenarioParser::check_class(const ClaimInfo& claim, const std::string& what)

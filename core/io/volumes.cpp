@@ -199,9 +199,19 @@ ClaimEffect StorageModel::resolve(const ClaimInfo& claim, ClaimOrigin origin, co
     if (origin == ClaimOrigin::document) {
       return fail("pvc with immediate volume binding mode must be bound");
     }
+    if (!zonal_provisioner(sc->provisioner)) {
+      e.alternatives = sc->allowed_topologies; // (EFS and the like: reachable from every zone)
+      return e;
+    }
     e.zones = allowed_zones(*sc);
     if (e.zones.empty()) {
       e.zones = scenario_zones();
+    }
+    if (e.zones.empty()) {
+      // (capsim) Without spec.zones the zones are the catalog's, which the reader does not
+      // load: the volume is made where the pod first binds, as with WaitForFirstConsumer.
+      e.alternatives = sc->allowed_topologies;
+      e.binds_on_schedule = origin != ClaimOrigin::ephemeral;
     }
     return e;
   }

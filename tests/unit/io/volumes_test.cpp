@@ -572,11 +572,20 @@ allowedTopologies: [{matchLabelExpressions: [{key: topology.kubernetes.io/zone, 
     const auto& w = s.workloads[0];
     REQUIRE(w.per_pod_claims.size() == 1);
     CHECK(w.per_pod_claims[0].zones == std::vector<std::string>{"us-east-1b", "us-east-1d"});
-    // ... else the region's zones in the catalog.
+    // ... else (the catalog's zones, which the reader does not load) where the pod first binds.
     const auto c = parse(k_scenario + sts("4", "{storageClassName: io}") + storage_class("io", "provisioner: ebs.csi.aws.com"));
-    REQUIRE(c.workloads[0].per_pod_claims.size() == 1);
-    CHECK(c.workloads[0].per_pod_claims[0].zones.size() >= 3);
-    CHECK(c.workloads[0].per_pod_claims[0].zones[0] == "us-east-1a");
+    CHECK(c.workloads[0].per_pod_claims.empty());
+    CHECK(c.workloads[0].spec->volume_binds_on_schedule);
+    CHECK(c.workloads[0].spec->volume_affinity.empty());
+  }
+  SECTION("Immediate, not zonal (EFS): no zone")
+  {
+    const auto s = parse("apiVersion: capsim/v1\nkind: Scenario\nspec: {duration: 1h, zones: [us-east-1b, us-east-1d]}\n"
+                         + sts("4", "{storageClassName: efs}") + storage_class("efs", "provisioner: efs.csi.aws.com"));
+    const auto& w = s.workloads[0];
+    CHECK(w.per_pod_claims.empty());
+    CHECK_FALSE(w.spec->volume_binds_on_schedule);
+    CHECK(w.spec->volume_affinity.empty());
   }
   SECTION("trace and generator pods of the template: a new claim each")
   {
