@@ -77,6 +77,7 @@ struct NodeState
   std::uint32_t pool = k_none; // NodePool or NodeGroup index
   NodeLifecycle lifecycle = NodeLifecycle::launching;
   SimTime created_at = 0;
+  Duration age_at_creation = 0; // how old the node already was then (a node seeded at t=0)
   SimTime registered_at = -1;
   SimTime ready_at = -1;
   SimTime deleting_since = -1;

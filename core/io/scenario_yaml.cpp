@@ -9,6 +9,7 @@
 #include "core/io/pod_template.hpp"
 #include "core/io/set_override.hpp"
 #include "core/io/text_guard.hpp"
+#include "core/io/trace.hpp"
 #include "core/io/volumes.hpp"
 #include "core/io/yaml_reader.hpp"
 
@@ -225,6 +226,27 @@ private:
   model::PodSpecPtr read_template(const Doc& d, const YAML::Node& spec, model::OwnerKind owner, PodTemplate* out = nullptr);
   std::string what(const Doc& d) const { return fmt::format("{}/{}", d.kind, d.name); }
 
+  // An RFC 3339 time (Unix ms), or nullopt after an error.
+  std::optional<std::int64_t> timestamp(const YAML::Node& n, const std::string& field)
+  {
+    const auto text = m_r.string(n, field);
+    if (!text) {
+      return std::nullopt;
+    }
+    const auto ms = parse_rfc3339_ms(*text);
+    if (!ms) {
+      m_r.error(n, fmt::format("'{}': '{}' is not an RFC 3339 time (e.g. 2026-11-29T12:00:00Z)", field, *text));
+    }
+    return ms;
+  }
+
+  void note_creation(std::optional<std::int64_t> ms)
+  {
+    if (ms && (!m_newest_creation || *ms > *m_newest_creation)) {
+      m_newest_creation = ms;
+    }
+  }
+
   YamlReader& m_r;
   std::string m_source;
   model::Scenario m_s;
@@ -240,6 +262,7 @@ private:
   std::vector<TemplateClaims> m_pod_claims;
   std::vector<TemplateClaims> m_workload_claims;
   std::vector<TemplateClaims> m_daemon_set_claims;
+  std::optional<std::int64_t> m_newest_creation; // of the Nodes and Pods (Unix ms)
   bool m_has_scenario = false;
   bool m_dump = false; // ParseOptions::cluster_dump
 };
@@ -276,8 +299,8 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
 {
   auto& st = m_s.settings;
   if (!m_r.check_fields(spec, "Scenario.spec",
-                        {"region", "zones", "duration", "seed", "catalog", "engines", "workload", "events",
-                         "karpenter", "clusterAutoscaler", "spot", "pricing"})) {
+                        {"region", "zones", "duration", "startTime", "seed", "catalog", "engines", "workload",
+                         "events", "karpenter", "clusterAutoscaler", "spot", "pricing"})) {
     return;
   }
   if (const auto n = child(spec, "region"); present(n)) {
@@ -306,6 +329,9 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
         st.duration = *v;
       }
     }
+  }
+  if (const auto n = child(spec, "startTime"); present(n)) {
+    st.start_ms = timestamp(n, "spec.startTime");
   }
   if (const auto n = child(spec, "seed"); present(n)) {
     if (auto v = m_r.integer(n, "spec.seed", 0, std::numeric_limits<std::int64_t>::max())) {
@@ -1315,6 +1341,10 @@ void ScenarioParser::read_node(const Doc& d)
   model::InitialNode node;
   node.name = d.name;
   node.location = m_r.location(d.root);
+  if (const auto created = child(md, "creationTimestamp"); present(created)) {
+    node.created_ms = timestamp(created, w + ".metadata.creationTimestamp");
+    note_creation(node.created_ms);
+  }
   node.labels = m_r.string_map(child(md, "labels"), w + ".metadata.labels");
   const auto annotations = m_r.string_map(child(md, "annotations"), w + ".metadata.annotations");
   if (auto it = annotations.find(std::string(model::labels::k_do_not_disrupt)); it != annotations.end()) {
@@ -1401,6 +1431,9 @@ void ScenarioParser::read_pod(const Doc& d)
   if (const auto phase = child(child(d.root, "status"), "phase"); present(phase) && phase.IsScalar()
       && (phase.Scalar() == "Succeeded" || phase.Scalar() == "Failed")) {
     return; // a finished pod holds no resources
+  }
+  if (const auto created = child(child(d.root, "metadata"), "creationTimestamp"); present(created)) {
+    note_creation(timestamp(created, w + ".metadata.creationTimestamp"));
   }
   PodContext ctx;
   ctx.priority_classes = &m_priority_classes;
@@ -2089,6 +2122,15 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
   const auto contains = [](const std::vector<std::string>& v, const std::string& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
+
+  // Node ages at t=0, against spec.startTime or the newest creation in the stream.
+  if (const auto start = m_s.settings.start_ms ? m_s.settings.start_ms : m_newest_creation) {
+    for (auto& n : m_s.nodes) {
+      if (n.created_ms) {
+        n.age = std::max<std::int64_t>(0, *start - *n.created_ms);
+      }
+    }
+  }
 
   // Node ownership from labels.
   for (auto& n : m_s.nodes) {

@@ -349,9 +349,10 @@ namespace {
 // The share of the node's lifetime (creation to expiry) still ahead at `now`; 1 without expiry.
 double lifetime_left(const cluster::NodeState& node, SimTime now)
 {
-  if (node.expire_at >= 0 && node.expire_at > node.created_at) {
-    const auto total = static_cast<double>(node.expire_at - node.created_at);
-    const auto age = static_cast<double>(now - node.created_at);
+  const SimTime born = node.created_at - node.age_at_creation;
+  if (node.expire_at >= 0 && node.expire_at > born) {
+    const auto total = static_cast<double>(node.expire_at - born);
+    const auto age = static_cast<double>(now - born);
     return std::clamp((total - age) / total, 0.0, 1.0);
   }
   return 1.0;

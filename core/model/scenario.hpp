@@ -33,6 +33,10 @@ struct InitialNode
   std::string node_pool;
   std::string node_group;
   bool do_not_disrupt = false;
+  // metadata.creationTimestamp (Unix ms), when given; and how long the node has existed at t=0
+  // (the scenario's start, ScenarioSettings::start_ms, minus that; 0 without it).
+  std::optional<std::int64_t> created_ms;
+  Duration age = 0;
   SourceLocation location;
 };
 
@@ -225,6 +229,9 @@ struct ScenarioSettings
   SourceLocation region_location; // spec.region when given, for the catalog's message
   std::vector<std::string> zones; // empty: the region's zones in the catalog
   Duration duration = 0;          // 0: until the workload ends
+  // spec.startTime (Unix ms): the wall-clock time of t=0, which Node creationTimestamps are aged
+  // against; unset: the newest creationTimestamp of the stream's Nodes and Pods.
+  std::optional<std::int64_t> start_ms;
   std::uint64_t seed = 1;
   std::string catalog = "default";
   std::vector<std::string> engines; // empty: those the stream configures

@@ -101,6 +101,7 @@ void Engine::add_initial_state()
     cluster::NodeState n = node_from_initial(in, *m_input.catalog);
     n.lifecycle = NodeLifecycle::ready;
     n.created_at = 0;
+    n.age_at_creation = in.age;
     n.registered_at = 0;
     n.ready_at = 0;
     // A node belongs to the engine that manages its pool: a Karpenter run adopts nodes of its
@@ -115,7 +116,8 @@ void Engine::add_initial_state()
           n.pool = i;
           n.template_hash = sc.node_pools[i].template_hash;
           if (sc.node_pools[i].expire_after != k_never) {
-            n.expire_at = sc.node_pools[i].expire_after;
+            // A node of a dump has lived `age` of its expireAfter already (at once if all).
+            n.expire_at = std::max<SimTime>(0, sc.node_pools[i].expire_after - in.age);
           }
         }
       }

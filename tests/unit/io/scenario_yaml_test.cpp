@@ -1099,3 +1099,52 @@ TEST_CASE("scenario: hostile input is refused cleanly", "[io][hostile]")
   REQUIRE_ERROR("apiVersion: capsim/v1\nkind: Scenario\nspec:\n  ? [a, b]\n  : c\n",
                 "t.yaml:4:5: error: keys of 'Scenario.spec' must be plain names (got a sequence)");
 }
+
+TEST_CASE("scenario: Nodes are aged by their creationTimestamp", "[io][node]")
+{
+  const auto node = [](const std::string& name, const std::string& created) {
+    return fmt::format("---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n  creationTimestamp: {}\n  labels: "
+                       "{{node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}}\n",
+                       name, created);
+  };
+  const std::string nodes = node("old", "\"2026-11-01T00:00:00Z\"") + node("new", "\"2026-11-29T00:00:00Z\"")
+                            + "---\napiVersion: v1\nkind: Node\nmetadata: {name: ageless, creationTimestamp: null, labels: "
+                              "{node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}}\n";
+  SECTION("against the newest creation in the stream")
+  {
+    const auto s = parse(k_scenario + nodes);
+    REQUIRE(s.nodes.size() == 3);
+    CHECK(s.nodes[0].age == 28 * 24 * k_hour);
+    CHECK(s.nodes[1].age == 0);
+    CHECK_FALSE(s.nodes[2].created_ms);
+    CHECK(s.nodes[2].age == 0);
+  }
+  SECTION("against spec.startTime, and a creation after it counts as new")
+  {
+    const auto s = parse("apiVersion: capsim/v1\nkind: Scenario\nspec: {duration: 1h, startTime: "
+                         "\"2026-11-29T12:00:00Z\"}\n"
+                         + nodes + node("future", "\"2026-12-01T00:00:00Z\""));
+    REQUIRE(s.settings.start_ms);
+    CHECK(s.nodes[0].age == 28 * 24 * k_hour + 12 * k_hour);
+    CHECK(s.nodes[1].age == 12 * k_hour);
+    CHECK(s.nodes[3].age == 0);
+  }
+  SECTION("a pod's creation sets the reference too")
+  {
+    const auto s = parse(k_scenario + nodes
+                         + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: "
+                           "\"2026-11-30T00:00:00Z\"}\nspec: {containers: [{name: c}]}\n");
+    CHECK(s.nodes[1].age == 24 * k_hour);
+  }
+  SECTION("a time that is not RFC 3339 is an error where it is")
+  {
+    const auto errors = errors_of(k_scenario + node("bad", "yesterday"));
+    CAPTURE(errors);
+    CHECK(iotest::has_line(errors, "t.yaml:9:22: error: 'Node/bad.metadata.creationTimestamp': 'yesterday' is not an "
+                                   "RFC 3339 time (e.g. 2026-11-29T12:00:00Z)"));
+    const auto start = errors_of("apiVersion: capsim/v1\nkind: Scenario\nspec: {duration: 1h, startTime: 12h}\n");
+    CAPTURE(start);
+    CHECK(iotest::has_line(start, "t.yaml:3:33: error: 'spec.startTime': '12h' is not an RFC 3339 time (e.g. "
+                                  "2026-11-29T12:00:00Z)"));
+  }
+}
