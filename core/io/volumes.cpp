@@ -398,7 +398,9 @@ StorageClassInfo read_storage_class(YamlReader& r, const YAML::Node& root, const
       if (auto ms = parse_rfc3339_ms(*text)) {
         sc.created = *ms;
       } else {
-        r.error(ct, fmt::format("'{}.metadata.creationTimestamp' is not an RFC 3339 time (got '{}')", what, *text));
+        r.error(ct, fmt::format("'{}.metadata.creationTimestamp': '{}' is not an RFC 3339 time (e.g. "
+                                "2026-11-29T12:00:00Z)",
+                                what, *text));
       }
     }
   }

@@ -394,6 +394,15 @@ spec:
                             + ": error: 'WaitForFirstConsumr' is not a valid value for 'StorageClass/gp3.volumeBindingMode' "
                               "(expected Immediate, WaitForFirstConsumer; did you mean 'WaitForFirstConsumer'?)");
   }
+  SECTION("a class's creationTimestamp that is not RFC 3339")
+  {
+    const std::string text = k_scenario
+                             + "---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: gp3, "
+                               "creationTimestamp: soon}\nprovisioner: ebs.csi.aws.com\n";
+    REQUIRE_ERROR(text, at(text, "soon")
+                            + ": error: 'StorageClass/gp3.metadata.creationTimestamp': 'soon' is not an RFC 3339 time "
+                              "(e.g. 2026-11-29T12:00:00Z)");
+  }
   SECTION("duplicate names per kind and namespace")
   {
     const std::string text = k_scenario + claim("data", "{}") + claim("data", "{}") + claim("data", "{}", ", namespace: b");

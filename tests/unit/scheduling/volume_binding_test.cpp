@@ -172,3 +172,28 @@ TEST_CASE("kube-scheduler: pods pinned by their claims still count as their work
   REQUIRE(s.bind_pending(c, 0).size() == 1);
   CHECK(c.pod(second).node == b1);
 }
+
+TEST_CASE("kube-scheduler: a pinned pod that finds no node does not fail its unpinned siblings",
+          "[scheduling][volumes]")
+{
+  // kube-scheduler skips a pod identical to one that found no node in the same pass. A pod pinned
+  // by its binding is no longer identical to the StatefulSet's unpinned pods: when it cannot
+  // return to its zone, a new replica of the same spec still schedules elsewhere.
+  KubeScheduler s;
+  Cluster c;
+  const auto a = add_node(c, "a", 4000, 16 * k_gi, {{k_zone, "zone-a"}});
+  const auto spec = make_spec([](auto& sp) { sp.volume_binds_on_schedule = true; });
+  const auto p = pending_pod(c, "db-0", spec, 3000, 0);
+  REQUIRE(s.bind_pending(c, 0).size() == 1);
+  REQUIRE(c.pod(p).node == a);
+  c.unbind(p, 10);
+  c.set_pending(p, 10);
+  bind_pod(c, "other", make_spec(), a, 2000, 0);
+  const auto b = add_node(c, "b", 4000, 16 * k_gi, {{k_zone, "zone-b"}});
+  const auto q = pending_pod(c, "db-1", spec, 3000, 0, 10);
+  const auto bound = s.bind_pending(c, 20);
+  REQUIRE(bound.size() == 1);
+  CHECK(bound[0].pod == q);
+  CHECK(c.pod(q).node == b);
+  CHECK(c.pod(p).phase == cluster::PodPhase::pending);
+}
