@@ -26,18 +26,6 @@ struct ContainerInfo
   bool ok = true;
 };
 
-bool cap_requests(YamlReader& r, const YAML::Node& at, const model::Resources& res, const std::string& what)
-{
-  for (std::size_t i = 0; i < model::k_max_resources; ++i) {
-    if (res.v[i] > k_max_request) {
-      r.error(at, fmt::format("'{}': {} request is absurdly large (at most {})", what,
-                              model::resource_name(static_cast<model::ResourceId>(i)), k_max_request));
-      return false;
-    }
-  }
-  return true;
-}
-
 // requests plus, for every resource that only has a limit, the limit.
 bool read_requirements(YamlReader& r, const YAML::Node& resources, const std::string& what, model::Resources& out)
 {
@@ -600,7 +588,78 @@ void read_claim_volume(YamlReader& r, const YAML::Node& v, const std::string& wh
   }
 }
 
+// What the API server's RuntimeClass admission plugin does to a pod naming `name_node`'s class:
+// the class's overhead replaces a missing spec.overhead (a different one is refused), its
+// nodeSelector joins the pod's (a conflicting value is refused) and its tolerations are added.
+// A class that does not exist refuses the pod, unless the pods were admitted already (dumps).
+void apply_runtime_class(YamlReader& r, const YAML::Node& name_node, const YAML::Node& overhead_node,
+                         const std::string& what, const PodContext& context, std::optional<model::Resources>& overhead,
+                         model::PodSpec& spec)
+{
+  const auto name = r.string(name_node, what + ".runtimeClassName");
+  if (!name || name->empty()) {
+    return;
+  }
+  const RuntimeClass* rc = nullptr;
+  if (context.runtime_classes != nullptr) {
+    if (const auto it = context.runtime_classes->find(*name); it != context.runtime_classes->end()) {
+      rc = &it->second;
+    }
+  }
+  if (rc == nullptr) {
+    if (!context.admitted) {
+      std::vector<std::string> names;
+      if (context.runtime_classes != nullptr) {
+        for (const auto& [n, c] : *context.runtime_classes) {
+          names.push_back(n);
+        }
+      }
+      r.error(name_node, fmt::format("{}: unknown runtimeClassName '{}'{} (add a node.k8s.io/v1 RuntimeClass to the "
+                                     "scenario)",
+                                     what, *name, did_you_mean(*name, names)));
+    }
+    return;
+  }
+  if (rc->overhead) {
+    if (overhead && *overhead != *rc->overhead) {
+      r.error(overhead_node, fmt::format("{}.overhead differs from RuntimeClass '{}''s overhead.podFixed (the API "
+                                         "server refuses the pod)",
+                                         what, *name));
+    }
+    overhead = rc->overhead;
+  } else if (overhead && !context.admitted) {
+    r.error(overhead_node, fmt::format("{}.overhead is set but RuntimeClass '{}' defines none (the API server "
+                                       "refuses the pod)",
+                                       what, *name));
+  }
+  for (const auto& [key, value] : rc->node_selector) {
+    const auto [it, inserted] = spec.node_selector.emplace(key, value);
+    if (!inserted && it->second != value) {
+      r.error(name_node, fmt::format("{}: RuntimeClass '{}' selects nodes with {}={} but the pod's nodeSelector has "
+                                     "{}={} (the API server refuses the pod)",
+                                     what, *name, key, value, key, it->second));
+    }
+  }
+  for (const auto& t : rc->tolerations) {
+    if (std::find(spec.tolerations.begin(), spec.tolerations.end(), t) == spec.tolerations.end()) {
+      spec.tolerations.push_back(t);
+    }
+  }
+}
+
 } // namespace
+
+bool cap_requests(YamlReader& r, const YAML::Node& at, const model::Resources& res, const std::string& what)
+{
+  for (std::size_t i = 0; i < model::k_max_resources; ++i) {
+    if (res.v[i] > k_max_request) {
+      r.error(at, fmt::format("'{}': {} request is absurdly large (at most {})", what,
+                              model::resource_name(static_cast<model::ResourceId>(i)), k_max_request));
+      return false;
+    }
+  }
+  return true;
+}
 
 std::optional<model::NodeSelectorTerm> read_node_selector_term(YamlReader& reader, const YAML::Node& term,
                                                                const std::string& what)
@@ -653,11 +712,11 @@ PodTemplate read_pod_template(YamlReader& r, const YAML::Node& parent, const YAM
   if (!r.check_fields(spec_node, what,
                       {"containers", "initContainers", "overhead", "nodeSelector", "affinity", "tolerations",
                        "topologySpreadConstraints", "priority", "priorityClassName", "volumes", "hostNetwork",
-                       "terminationGracePeriodSeconds", "nodeName", "resources"},
+                       "terminationGracePeriodSeconds", "nodeName", "resources", "runtimeClassName"},
                       {"activeDeadlineSeconds", "automountServiceAccountToken", "dnsConfig", "dnsPolicy",
                        "enableServiceLinks", "ephemeralContainers", "hostAliases", "hostIPC", "hostPID", "hostUsers",
                        "hostname", "imagePullSecrets", "os", "preemptionPolicy", "readinessGates", "resourceClaims",
-                       "restartPolicy", "runtimeClassName", "schedulerName", "schedulingGates", "securityContext",
+                       "restartPolicy", "schedulerName", "schedulingGates", "securityContext",
                        "serviceAccount", "serviceAccountName", "setHostnameAsFQDN", "shareProcessNamespace",
                        "subdomain"},
                       Strictness::lenient)) {
@@ -714,18 +773,25 @@ PodTemplate read_pod_template(YamlReader& r, const YAML::Node& parent, const YAM
       }
     }
   }
-  if (const auto overhead = child(spec_node, "overhead"); present(overhead)) {
+  std::optional<model::Resources> overhead;
+  if (const auto node = child(spec_node, "overhead"); present(node)) {
     model::Resources o;
-    if (r.resources(overhead, what + ".overhead", o) && cap_requests(r, overhead, o, what + ".overhead")) {
-      spec.requests += o;
+    if (r.resources(node, what + ".overhead", o) && cap_requests(r, node, o, what + ".overhead")) {
+      overhead = o;
     }
   }
-
   spec.node_selector = r.string_map(child(spec_node, "nodeSelector"), what + ".nodeSelector");
+  spec.tolerations = r.tolerations(child(spec_node, "tolerations"), what + ".tolerations");
+  if (const auto rc = child(spec_node, "runtimeClassName"); present(rc)) {
+    apply_runtime_class(r, rc, child(spec_node, "overhead"), what, context, overhead, spec);
+  }
+  if (overhead) {
+    spec.requests += *overhead;
+  }
+
   if (const auto a = child(spec_node, "affinity"); present(a)) {
     read_affinity(r, a, what + ".affinity", spec);
   }
-  spec.tolerations = r.tolerations(child(spec_node, "tolerations"), what + ".tolerations");
   if (const auto tsc = child(spec_node, "topologySpreadConstraints"); present(tsc)) {
     read_spread(r, tsc, what + ".topologySpreadConstraints", spec);
   }
@@ -744,7 +810,7 @@ PodTemplate read_pod_template(YamlReader& r, const YAML::Node& parent, const YAM
       spec.priority = k_system_node_critical;
     } else if (context.priority_classes != nullptr && context.priority_classes->count(name) > 0) {
       spec.priority = context.priority_classes->at(name);
-    } else if (!context.lenient_priority_class && !name.empty()) {
+    } else if (!context.admitted && !name.empty()) {
       std::vector<std::string> names{"system-cluster-critical", "system-node-critical"};
       if (context.priority_classes != nullptr) {
         for (const auto& [n, v] : *context.priority_classes) {

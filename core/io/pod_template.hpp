@@ -12,6 +12,15 @@
 
 namespace capsim::io {
 
+// A node.k8s.io/v1 RuntimeClass: what the API server's RuntimeClass admission plugin sets on a
+// pod that names it.
+struct RuntimeClass
+{
+  std::optional<model::Resources> overhead; // overhead.podFixed
+  model::Labels node_selector;              // scheduling.nodeSelector
+  std::vector<model::Toleration> tolerations; // scheduling.tolerations
+};
+
 // What the pod converter needs to know beyond the pod itself.
 struct PodContext
 {
@@ -20,9 +29,12 @@ struct PodContext
   // PriorityClass name -> value (the stream's scheduling.k8s.io/v1 PriorityClasses).
   const std::map<std::string, std::int32_t>* priority_classes = nullptr;
   std::optional<std::int32_t> default_priority; // a PriorityClass with globalDefault: true
-  // kubectl dumps: spec.priority was resolved by the API server, so an unknown
-  // priorityClassName is not an error there.
-  bool lenient_priority_class = false;
+  // RuntimeClass name -> class (the stream's node.k8s.io/v1 RuntimeClasses).
+  const std::map<std::string, RuntimeClass>* runtime_classes = nullptr;
+  // kubectl dumps: the API server admitted these pods (spec.priority resolved, the
+  // RuntimeClass's overhead and scheduling applied), so an unknown priorityClassName or
+  // runtimeClassName is not an error there.
+  bool admitted = false;
 };
 
 // A pod template (or a Pod) converted: the shared spec plus per-pod facts.
@@ -53,6 +65,9 @@ struct PodTemplate
 // Largest request accepted for one resource of one container (cpu in millicores, memory in
 // bytes): about 10^15. Larger values are refused as absurd.
 inline constexpr std::int64_t k_max_request = std::int64_t{1} << 50U;
+
+// Whether every resource of `res` is at most k_max_request; reports the first that is not.
+bool cap_requests(YamlReader& reader, const YAML::Node& at, const model::Resources& res, const std::string& what);
 
 // One NodeSelectorTerm (matchExpressions ANDed with matchFields on metadata.name, which becomes
 // a kubernetes.io/hostname requirement), as required node affinity reads it; nullopt after an

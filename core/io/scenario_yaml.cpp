@@ -58,6 +58,7 @@ constexpr KindInfo k_kinds[] = {
     {"Job", "batch/v1", true},
     {"PodDisruptionBudget", "policy/v1", true},
     {"PriorityClass", "scheduling.k8s.io/v1", false},
+    {"RuntimeClass", "node.k8s.io/v1", false},
     {"PersistentVolumeClaim", "v1", true},
     {"PersistentVolume", "v1", false},
     {"StorageClass", "storage.k8s.io/v1", false},
@@ -190,6 +191,7 @@ private:
   void read_pdb(const Doc& d);
   void read_catalog(const Doc& d);
   void read_priority_class(const Doc& d);
+  void read_runtime_class(const Doc& d);
   void read_claim_templates(const Doc& d, const YAML::Node& spec, std::vector<ClaimInfo>& out);
   void cross_check(const std::vector<Doc>& docs);
 
@@ -252,6 +254,7 @@ private:
   model::Scenario m_s;
   std::map<std::string, std::int32_t> m_priority_classes;
   std::optional<std::int32_t> m_default_priority;
+  std::map<std::string, RuntimeClass> m_runtime_classes;
   std::optional<SourceLocation> m_scenario_location;
   // Locations for cross-references.
   std::map<std::string, SourceLocation> m_node_pool_ref_locations; // NodePool name -> nodeClassRef location
@@ -1438,6 +1441,8 @@ void ScenarioParser::read_pod(const Doc& d)
   PodContext ctx;
   ctx.priority_classes = &m_priority_classes;
   ctx.default_priority = m_default_priority;
+  ctx.runtime_classes = &m_runtime_classes;
+  ctx.admitted = m_dump;
   auto t = read_pod_template(m_r, d.root, child(d.root, "metadata"), child(d.root, "spec"), w + ".spec", ctx);
   t.spec.template_name = d.name;
   model::Pod pod;
@@ -1475,6 +1480,8 @@ model::PodSpecPtr ScenarioParser::read_template(const Doc& d, const YAML::Node& 
   ctx.owner = owner;
   ctx.priority_classes = &m_priority_classes;
   ctx.default_priority = m_default_priority;
+  ctx.runtime_classes = &m_runtime_classes;
+  ctx.admitted = m_dump;
   auto t = read_pod_template(m_r, tmpl, child(tmpl, "metadata"), child(tmpl, "spec"), w + ".spec.template.spec",
                              ctx);
   t.spec.template_name = d.name;
@@ -1678,6 +1685,35 @@ void ScenarioParser::read_priority_class(const Doc& d)
     }
     m_default_priority = static_cast<std::int32_t>(*v);
   }
+}
+
+void ScenarioParser::read_runtime_class(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "handler", "overhead", "scheduling"}, {},
+                   Strictness::lenient);
+  check_metadata(m_r, child(d.root, "metadata"), w);
+  const auto handler = child(d.root, "handler");
+  if (!present(handler)) {
+    m_r.error(d.root, fmt::format("{} needs a 'handler'", w));
+  } else if (auto h = m_r.string(handler, w + ".handler"); h && h->empty()) {
+    m_r.error(handler, fmt::format("{}.handler must not be empty", w));
+  }
+  RuntimeClass rc;
+  if (const auto overhead = child(d.root, "overhead"); present(overhead) && m_r.check_fields(overhead, w + ".overhead", {"podFixed"})) {
+    if (const auto fixed = child(overhead, "podFixed"); present(fixed)) {
+      model::Resources o;
+      if (m_r.resources(fixed, w + ".overhead.podFixed", o) && cap_requests(m_r, fixed, o, w + ".overhead.podFixed")) {
+        rc.overhead = o;
+      }
+    }
+  }
+  if (const auto scheduling = child(d.root, "scheduling");
+      present(scheduling) && m_r.check_fields(scheduling, w + ".scheduling", {"nodeSelector", "tolerations"})) {
+    rc.node_selector = m_r.string_map(child(scheduling, "nodeSelector"), w + ".scheduling.nodeSelector");
+    rc.tolerations = m_r.tolerations(child(scheduling, "tolerations"), w + ".scheduling.tolerations");
+  }
+  m_runtime_classes[d.name] = std::move(rc);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -2266,6 +2302,8 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
   for (const auto& d : docs) {
     if (d.kind == "PriorityClass") {
       read_priority_class(d);
+    } else if (d.kind == "RuntimeClass") {
+      read_runtime_class(d);
     }
   }
   for (const auto& d : docs) {

@@ -845,7 +845,7 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
       const std::string name = present(child(md, "name")) && child(md, "name").IsScalar() ? child(md, "name").Scalar()
                                                                                           : fmt::format("pod-{}", index);
       PodContext ctx;
-      ctx.lenient_priority_class = true;
+      ctx.admitted = true;
       auto t = read_pod_template(r, item, md, child(item, "spec"), fmt::format("Pod/{}.spec", name), ctx);
       if (t.daemon_owned || t.mirror) {
         continue; // DaemonSet and static pods follow nodes; model them with DaemonSets

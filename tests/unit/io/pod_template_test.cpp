@@ -342,3 +342,112 @@ TEST_CASE("pods: priority, annotations, volumes, host ports and grace period", "
                 "t.yaml:10:22: error: Pod/p.spec: unknown priorityClassName 'hihg' (add a scheduling.k8s.io/v1 "
                 "PriorityClass to the scenario)");
 }
+
+TEST_CASE("pods: a RuntimeClass sets overhead, node selector and tolerations as the API server's admission does",
+          "[io][pod][runtime-class]")
+{
+  // RuntimeClasses may come after the pods that name them.
+  const std::string classes = R"(---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: kata}
+handler: kata
+overhead:
+  podFixed: {cpu: 250m, memory: 160Mi}
+scheduling:
+  nodeSelector: {sandbox: kata}
+  tolerations: [{key: sandbox, operator: Exists, effect: NoSchedule}]
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: runc}
+handler: runc
+)";
+  const auto parse = [&](const std::string& spec) {
+    const auto s = io::parse_scenario(pod_doc(spec) + classes, "t.yaml");
+    REQUIRE(s.pods.size() == 1);
+    return *s.pods[0].spec;
+  };
+  const auto kata = parse(R"(  runtimeClassName: kata
+  nodeSelector: {disk: ssd}
+  tolerations: [{key: other, operator: Exists}]
+  containers:
+    - {name: app, resources: {requests: {cpu: 500m, memory: 1Gi}}}
+)");
+  CHECK(kata.requests.cpu() == 750);
+  CHECK(kata.requests.memory() == k_gib + 160 * k_mib);
+  CHECK(kata.node_selector == model::Labels{{"disk", "ssd"}, {"sandbox", "kata"}});
+  REQUIRE(kata.tolerations.size() == 2);
+  CHECK(kata.tolerations[0].key == "other");
+  CHECK(kata.tolerations[1].key == "sandbox");
+  CHECK(kata.tolerations[1].effect == model::TaintEffect::no_schedule);
+
+  // A pod admitted before (its overhead is the class's, the class's toleration already there)
+  // reads the same; a class without overhead adds nothing.
+  const auto pasted = parse(R"(  runtimeClassName: kata
+  overhead: {cpu: 250m, memory: 160Mi}
+  nodeSelector: {sandbox: kata}
+  tolerations: [{key: sandbox, operator: Exists, effect: NoSchedule}]
+  containers:
+    - {name: app, resources: {requests: {cpu: 500m, memory: 1Gi}}}
+)");
+  CHECK(pasted.requests == kata.requests);
+  CHECK(pasted.tolerations.size() == 1);
+  const auto runc = parse("  runtimeClassName: runc\n  containers:\n    - {name: app, resources: {requests: {cpu: 1}}}\n");
+  CHECK(runc.requests.cpu() == 1000);
+  CHECK(runc.node_selector.empty());
+
+  // What the admission plugin refuses.
+  REQUIRE_ERROR(pod_doc("  runtimeClassName: kaat\n  containers: [{name: c}]\n") + classes,
+                "t.yaml:10:21: error: Pod/p.spec: unknown runtimeClassName 'kaat' (did you mean 'kata'?) (add a "
+                "node.k8s.io/v1 RuntimeClass to the scenario)");
+  REQUIRE_ERROR(pod_doc("  runtimeClassName: kata\n  overhead: {cpu: 1}\n  containers: [{name: c}]\n") + classes,
+                "t.yaml:11:13: error: Pod/p.spec.overhead differs from RuntimeClass 'kata''s overhead.podFixed (the "
+                "API server refuses the pod)");
+  REQUIRE_ERROR(pod_doc("  runtimeClassName: runc\n  overhead: {cpu: 1}\n  containers: [{name: c}]\n") + classes,
+                "t.yaml:11:13: error: Pod/p.spec.overhead is set but RuntimeClass 'runc' defines none (the API server "
+                "refuses the pod)");
+  REQUIRE_ERROR(pod_doc("  runtimeClassName: kata\n  nodeSelector: {sandbox: gvisor}\n  containers: [{name: c}]\n")
+                    + classes,
+                "t.yaml:10:21: error: Pod/p.spec: RuntimeClass 'kata' selects nodes with sandbox=kata but the pod's "
+                "nodeSelector has sandbox=gvisor (the API server refuses the pod)");
+
+  // The RuntimeClass document itself.
+  const std::string pod = pod_doc("  containers: [{name: c}]\n");
+  REQUIRE_ERROR(pod + "---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: x}\n",
+                "t.yaml:12:1: error: RuntimeClass/x needs a 'handler'");
+  REQUIRE_ERROR(pod + "---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: x}\nhandler: x\n"
+                      "scheduling: {nodeSelectr: {a: b}}\n",
+                "t.yaml:16:14: error: unknown field 'nodeSelectr' in 'RuntimeClass/x.scheduling' (did you mean "
+                "'nodeSelector'?)");
+  REQUIRE_ERROR(pod + "---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: x}\nhandler: x\n"
+                      "overhead: {podFixed: {cpu: -1}}\n",
+                "t.yaml:16:28: error: 'RuntimeClass/x.overhead.podFixed.cpu': quantity '-1' must not be "
+                "negative");
+}
+
+TEST_CASE("pods: a workload template takes its RuntimeClass's overhead", "[io][pod][runtime-class]")
+{
+  const auto s = io::parse_scenario(k_scenario + R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      runtimeClassName: gvisor
+      containers: [{name: app, resources: {requests: {cpu: 100m}}}]
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
+overhead: {podFixed: {cpu: 50m}}
+)",
+                                    "t.yaml");
+  REQUIRE(s.workloads.size() == 1);
+  CHECK(s.workloads[0].spec->requests.cpu() == 150);
+}

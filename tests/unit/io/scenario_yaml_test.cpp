@@ -966,7 +966,7 @@ TEST_CASE("scenario: errors name FILE:LINE:COL", "[io][errors]")
   REQUIRE_ERROR(k_scenario + "---\napiVersion: karpenter.sh/v1\nkind: NodePol\nmetadata: {name: x}\n",
                 "t.yaml:6:7: error: unknown kind 'NodePol' (did you mean 'NodePool'?) (capsim reads Scenario, NodeGroup, "
                 "Catalog, NodePool, EC2NodeClass, Node, Pod, Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, "
-                "PodDisruptionBudget, PriorityClass, PersistentVolumeClaim, PersistentVolume, StorageClass)");
+                "PodDisruptionBudget, PriorityClass, RuntimeClass, PersistentVolumeClaim, PersistentVolume, StorageClass)");
   REQUIRE_ERROR(k_scenario + "---\napiVersion: apps/v1\nkind: Job\nmetadata: {name: x}\n",
                 "t.yaml:5:13: error: Job needs apiVersion 'batch/v1' (got 'apps/v1')");
   REQUIRE_ERROR(k_scenario + "---\napiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\n",

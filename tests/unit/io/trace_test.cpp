@@ -258,6 +258,7 @@ TEST_CASE("trace kubectl: `kubectl get pods -A -o json`", "[io][trace][kubectl]"
                    "labels": {"app": "web"},
                    "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-x", "uid": "u", "controller": true}]},
       "spec": {"nodeName": "ip-1", "priority": 100, "priorityClassName": "custom",
+               "runtimeClassName": "kata", "overhead": {"cpu": "50m"},
                "nodeSelector": {"kubernetes.io/arch": "arm64"},
                "tolerations": [{"key": "team", "operator": "Exists"}],
                "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}}]},
@@ -294,6 +295,8 @@ TEST_CASE("trace kubectl: `kubectl get pods -A -o json`", "[io][trace][kubectl]"
   CHECK(pods[1].arrival == 30'000);
   CHECK(pods[1].node_name.empty()); // replayed as an arrival, not bound
   CHECK(pods[1].spec->priority == 100);
+  // Admitted already: the RuntimeClass (not in a dump) set the overhead, which is added.
+  CHECK(pods[1].requests.cpu() == 300);
   CHECK(pods[1].spec->namespace_ == "shop");
   CHECK(pods[1].spec->owner == model::OwnerKind::replica_set);
   CHECK(pods[1].spec->node_selector.at("kubernetes.io/arch") == "arm64");

@@ -3,6 +3,7 @@
 // default catalog and the upstream expectations. Each case names its Describe/Context path and
 // It() text. Cases tagged [.gap] keep the upstream expectation where capsim differs (hidden).
 
+#include "core/io/scenario_yaml.hpp"
 #include "tests/unit/karpenter/harness.hpp"
 
 #include <catch2/catch.hpp>
@@ -364,6 +365,43 @@ TEST_CASE("suite_test.go Scheduling/Binpacking: should not schedule pods when in
   const auto round = env.provision(pod);
   CHECK_FALSE(env.scheduled(pod));
   CHECK(round.result.claims.empty());
+}
+
+TEST_CASE("suite_test.go Scheduling/Binpacking: should take pod runtime class into consideration",
+          "[karpenter][upstream][scheduling][binpacking]")
+{
+  Env env;
+  scheduling_pool(env);
+  // Upstream's API server applies the RuntimeClass's overhead at admission; capsim's scenario
+  // reader does, so the pod goes through it.
+  const auto scenario = io::parse_scenario(R"(apiVersion: capsim/v1
+kind: Scenario
+spec: {duration: 1h}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: my-runtime-class}
+handler: default
+overhead:
+  podFixed: {cpu: "2"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: runtime-class}
+spec:
+  runtimeClassName: my-runtime-class
+  containers:
+    - name: app
+      resources: {requests: {cpu: "1"}}
+)",
+                                           "t.yaml");
+  REQUIRE(scenario.pods.size() == 1);
+  const auto pod = pending_pod(env, scenario.pods[0].spec, "runtime-class");
+  env.provision(pod);
+  REQUIRE(env.scheduled(pod));
+  // overhead of 2 + request of 1 = at least 3 CPUs, so it won't fit on small-instance-type which it
+  // otherwise would
+  CHECK(env.label(pod, k_it) == "default-instance-type");
 }
 
 // --- In-Flight Nodes ----------------------------------------------------------------------------

@@ -435,12 +435,26 @@ TEST_CASE("preview: what real dumps carry is accepted, with warnings", "[preview
       p["spec"]["nodeName"] = "ip-10-0-99-99.ec2.internal";
     }
   }
+  // A sandboxed pod: admission set its overhead from a RuntimeClass that a pod dump does not hold.
+  std::int64_t sandbox_cpu = 0;
+  for (auto& p : pods["items"]) {
+    if (p["metadata"]["name"] == "web-7c9d8f6b5-eeeee") {
+      p["spec"]["runtimeClassName"] = "kata";
+      p["spec"]["overhead"] = Json{{"cpu", "250m"}};
+    }
+  }
   auto files = fixture_files();
   files.nodes = write("nodes-real.json", nodes.dump(2));
   files.pods = write("pods-real.json", pods.dump(2));
   const auto dump = io::load_cluster_dump(files);
   CHECK(dump.scenario.nodes.size() == 12);
   CHECK(dump.scenario.pods.size() == 33);
+  for (const auto& p : dump.scenario.pods) {
+    if (p.name == "web-7c9d8f6b5-eeeee") {
+      sandbox_cpu = p.spec->requests.cpu();
+    }
+  }
+  CHECK(sandbox_cpu == 500 + 250); // the container's 500m and the overhead
   REQUIRE(dump.warnings.size() == 3);
   CHECK(dump.warnings[0] == "node ip-10-0-1-40.ec2.internal is labelled karpenter.sh/nodepool=gone, which is not in "
                                 + files.node_pools + ": not taken as a Karpenter node");
