@@ -2249,10 +2249,17 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
       for (const auto& wl : m_s.workloads) {
         names.push_back(wl.name);
       }
-      if (!contains(names, e.workload)) {
-        m_r.error(e.location, fmt::format("ScaleWorkload event: workload '{}' is not a Deployment, StatefulSet, "
-                                          "ReplicaSet or Job in the scenario{}",
+      const auto target = std::find_if(m_s.workloads.begin(), m_s.workloads.end(),
+                                       [&](const model::Workload& wl) { return wl.name == e.workload; });
+      if (target == m_s.workloads.end()) {
+        m_r.error(e.location, fmt::format("ScaleWorkload event: workload '{}' is not a Deployment, StatefulSet or "
+                                          "ReplicaSet in the scenario{}",
                                           e.workload, did_you_mean(e.workload, names)));
+      } else if (target->kind == "Job") {
+        m_r.error(e.location, fmt::format("ScaleWorkload event: '{}' is a Job; capsim scales Deployments, "
+                                          "StatefulSets and ReplicaSets (a Job's pods are set by its parallelism "
+                                          "and completions)",
+                                          e.workload));
       }
     }
     if (e.at > k_max_sim_duration) {

@@ -50,6 +50,62 @@ private:
   std::vector<std::size_t> m_live; // indices into m_out, oldest first
 };
 
+// The ScaleWorkload events of workload `name` before the horizon, in time order (file order at
+// equal times).
+std::vector<const model::ScenarioEvent*> scale_events_of(const model::Scenario& s, const std::string& name,
+                                                         Duration horizon)
+{
+  std::vector<const model::ScenarioEvent*> out;
+  for (const auto& e : s.events) {
+    if (e.kind == "ScaleWorkload" && e.workload == name && (horizon == 0 || e.at < horizon)) {
+      out.push_back(&e);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return a->at < b->at; });
+  return out;
+}
+
+// A Deployment's, ReplicaSet's or StatefulSet's pods: `replicas` at t=0, then each ScaleWorkload
+// event sets the count. Scaling up creates pods pending at the event; scaling down deletes the
+// newest, as a ReplicaSet does among pods that rank alike, and a StatefulSet's highest ordinals.
+// A StatefulSet reuses a deleted ordinal's name (and with it the ordinal's claims) when it grows
+// again; other pods get new names.
+void add_replicas(const model::Workload& w, const std::vector<const model::ScenarioEvent*>& scales,
+                  std::vector<model::Pod>& pods, PerPodSpecs& per_pod)
+{
+  const bool ordinals = w.kind == "StatefulSet";
+  std::vector<std::size_t> live; // indices into pods, oldest first
+  std::int64_t created = 0;
+  const auto set = [&](SimTime t, std::int64_t target) {
+    while (static_cast<std::int64_t>(live.size()) < target) {
+      const auto i = static_cast<std::int32_t>(ordinals ? static_cast<std::int64_t>(live.size()) : created);
+      model::Pod pod;
+      pod.name = fmt::format("{}-{}", w.name, i);
+      pod.spec = w.spec;
+      if (const auto it = w.ordinal_specs.find(i); it != w.ordinal_specs.end()) {
+        pod.spec = it->second;
+      } else if (!w.per_pod_claims.empty()) {
+        pod.spec = per_pod.get(w.spec, w.per_pod_claims, pod.name);
+      }
+      pod.requests = w.spec->requests;
+      pod.arrival = t;
+      pod.runtime = w.runtime;
+      live.push_back(pods.size());
+      pods.push_back(std::move(pod));
+      ++created;
+      check_size(pods.size(), w.location);
+    }
+    while (static_cast<std::int64_t>(live.size()) > target) {
+      pods[live.back()].departure = t;
+      live.pop_back();
+    }
+  };
+  set(0, w.replicas);
+  for (const auto* e : scales) {
+    set(e->at, e->replicas);
+  }
+}
+
 } // namespace
 
 std::string generator_stream(const model::Generator& generator, std::size_t occurrence)
@@ -278,6 +334,10 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
   }
   // 2. Workload replicas.
   for (const auto& w : s.workloads) {
+    if (w.spec && w.kind != "Job") {
+      add_replicas(w, scale_events_of(s, w.name, horizon), pods, per_pod);
+      continue;
+    }
     if (!w.spec || w.replicas <= 0) {
       continue;
     }

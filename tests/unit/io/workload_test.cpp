@@ -1,7 +1,9 @@
+#include "core/base/diagnostics.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/io/workload.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -315,4 +317,81 @@ TEST_CASE("workload: generator errors and command-line specs", "[io][workload][g
   CHECK(steps.value()[1].replicas == 40);
   CHECK_FALSE(io::parse_steps_spec("2h=1,1h=2").ok());
   CHECK_FALSE(io::parse_steps_spec("1h").ok());
+}
+
+TEST_CASE("workload: ScaleWorkload events set a workload's replica count", "[io][workload][events]")
+{
+  const auto s = scenario(R"(  duration: 4h
+  events:
+    - {at: 2h, kind: ScaleWorkload, workload: web, replicas: 1}
+    - {at: 1h, kind: ScaleWorkload, workload: web, replicas: 5}
+    - {at: 3h, kind: ScaleWorkload, workload: web, replicas: 3}
+    - {at: 5h, kind: ScaleWorkload, workload: web, replicas: 9}
+)");
+  const auto web = pods_named(io::expand_workload(s), "web-");
+  // 3 at t=0, 2 more at 1h, down to 1 at 2h (the newest go), 2 new at 3h; 5h is past the end.
+  REQUIRE(web.size() == 7);
+  const auto at = [&](const std::string& name) {
+    const auto it = std::find_if(web.begin(), web.end(), [&](const model::Pod& p) { return p.name == name; });
+    REQUIRE(it != web.end());
+    return std::pair{it->arrival, it->departure};
+  };
+  CHECK(at("web-0") == std::pair<SimTime, SimTime>{0, -1});
+  CHECK(at("web-1") == std::pair<SimTime, SimTime>{0, 2 * k_hour});
+  CHECK(at("web-2") == std::pair<SimTime, SimTime>{0, 2 * k_hour});
+  CHECK(at("web-3") == std::pair<SimTime, SimTime>{k_hour, 2 * k_hour});
+  CHECK(at("web-4") == std::pair<SimTime, SimTime>{k_hour, 2 * k_hour});
+  CHECK(at("web-5") == std::pair<SimTime, SimTime>{3 * k_hour, -1});
+  CHECK(at("web-6") == std::pair<SimTime, SimTime>{3 * k_hour, -1});
+  CHECK(live_at(web, 30 * k_minute) == 3);
+  CHECK(live_at(web, 90 * k_minute) == 5);
+  CHECK(live_at(web, 150 * k_minute) == 1);
+  CHECK(live_at(web, 210 * k_minute) == 3);
+}
+
+TEST_CASE("workload: a StatefulSet scales by its highest ordinals and reuses them", "[io][workload][events]")
+{
+  const auto s = io::parse_scenario(R"(apiVersion: capsim/v1
+kind: Scenario
+spec:
+  duration: 3h
+  events:
+    - {at: 1h, kind: ScaleWorkload, workload: db, replicas: 1}
+    - {at: 2h, kind: ScaleWorkload, workload: db, replicas: 2}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+)",
+                                    "w.yaml");
+  const auto pods = io::expand_workload(s);
+  std::vector<std::string> names;
+  for (const auto& p : pods) {
+    names.push_back(fmt::format("{}@{}-{}", p.name, p.arrival / k_hour, p.departure < 0 ? -1 : p.departure / k_hour));
+  }
+  CHECK(names == std::vector<std::string>{"db-0@0--1", "db-1@0-1", "db-2@0-1", "db-1@2--1"});
+}
+
+TEST_CASE("workload: a ScaleWorkload event must name a Deployment, StatefulSet or ReplicaSet", "[io][workload][events]")
+{
+  const auto errors = [](const std::string& event) {
+    try {
+      (void)scenario("  duration: 1h\n  events:\n    - " + event + "\n");
+    } catch (const InputError& e) {
+      return format_diagnostic(e.diagnostics().at(0));
+    }
+    return std::string();
+  };
+  CHECK(errors("{at: 1m, kind: ScaleWorkload, workload: job, replicas: 4}")
+        == "w.yaml:6:7: error: ScaleWorkload event: 'job' is a Job; capsim scales Deployments, StatefulSets and "
+           "ReplicaSets (a Job's pods are set by its parallelism and completions)");
+  CHECK(errors("{at: 1m, kind: ScaleWorkload, workload: wbe, replicas: 4}")
+        == "w.yaml:6:7: error: ScaleWorkload event: workload 'wbe' is not a Deployment, StatefulSet or ReplicaSet in "
+           "the scenario (did you mean 'web'?)");
 }
