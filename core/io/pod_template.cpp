@@ -512,18 +512,10 @@ void read_owner(YamlReader& r, const YAML::Node& metadata, const std::string& wh
   if (!present(refs) || !r.expect_sequence(refs, what + ".metadata.ownerReferences")) {
     return;
   }
-  std::string kind;
-  for (const auto& ref : refs) {
-    if (!ref.IsMap()) {
-      continue;
-    }
-    const auto k = child(ref, "kind");
-    const auto controller = child(ref, "controller");
-    const bool is_controller = present(controller) && controller.IsScalar() && controller.Scalar() == "true";
-    if (present(k) && k.IsScalar() && (kind.empty() || is_controller)) {
-      kind = k.Scalar();
-    }
-  }
+  const auto owner = controller_reference(metadata);
+  out.owner_kind = owner.kind;
+  out.owner_name = owner.name;
+  const std::string& kind = owner.kind;
   if (kind == "ReplicaSet" || kind == "ReplicationController") {
     out.spec.owner = model::OwnerKind::replica_set;
   } else if (kind == "StatefulSet") {
@@ -659,6 +651,29 @@ bool cap_requests(YamlReader& r, const YAML::Node& at, const model::Resources& r
     }
   }
   return true;
+}
+
+OwnerRef controller_reference(const YAML::Node& metadata)
+{
+  OwnerRef out;
+  const auto refs = child(metadata, "ownerReferences");
+  if (!present(refs) || !refs.IsSequence()) {
+    return out;
+  }
+  for (const auto& ref : refs) {
+    if (!ref.IsMap()) {
+      continue;
+    }
+    const auto k = child(ref, "kind");
+    const auto controller = child(ref, "controller");
+    const bool is_controller = present(controller) && controller.IsScalar() && controller.Scalar() == "true";
+    if (present(k) && k.IsScalar() && (out.kind.empty() || is_controller)) {
+      out.kind = k.Scalar();
+      const auto name = child(ref, "name");
+      out.name = present(name) && name.IsScalar() ? name.Scalar() : "";
+    }
+  }
+  return out;
 }
 
 std::optional<model::NodeSelectorTerm> read_node_selector_term(YamlReader& reader, const YAML::Node& term,

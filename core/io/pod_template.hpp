@@ -45,6 +45,8 @@ struct PodTemplate
   std::string node_name; // spec.nodeName
   std::optional<Duration> runtime; // annotation capsim.io/runtime
   bool daemon_owned = false;       // ownerReferences name a DaemonSet
+  std::string owner_kind;          // the controller ownerReference (else the first): kind and name
+  std::string owner_name;
   bool mirror = false;             // a static pod's mirror (kubernetes.io/config.mirror)
   // Volumes backed by claims (persistentVolumeClaim, ephemeral), in the order of spec.volumes;
   // the scenario reader resolves them once the whole stream is read (volumes.hpp).
@@ -65,6 +67,15 @@ struct PodTemplate
 // Largest request accepted for one resource of one container (cpu in millicores, memory in
 // bytes): about 10^15. Larger values are refused as absurd.
 inline constexpr std::int64_t k_max_request = std::int64_t{1} << 50U;
+
+// A metadata.ownerReferences entry: the controller's (else the first one's with a kind); empty
+// when there is none. Reports nothing (read_pod_template checks the list).
+struct OwnerRef
+{
+  std::string kind;
+  std::string name;
+};
+[[nodiscard]] OwnerRef controller_reference(const YAML::Node& metadata);
 
 // Whether every resource of `res` is at most k_max_request; reports the first that is not.
 bool cap_requests(YamlReader& reader, const YAML::Node& at, const model::Resources& res, const std::string& what);

@@ -191,6 +191,10 @@ private:
   void read_pdb(const Doc& d);
   void read_catalog(const Doc& d);
   void read_priority_class(const Doc& d);
+  void note_controllers(const std::vector<Doc>& docs);
+  [[nodiscard]] std::optional<std::pair<std::string, std::string>> controller_of(const Doc& d,
+                                                                                 const PodTemplate& t) const;
+  void adopt_pods();
   void read_runtime_class(const Doc& d);
   void read_claim_templates(const Doc& d, const YAML::Node& spec, std::vector<ClaimInfo>& out);
   void cross_check(const std::vector<Doc>& docs);
@@ -255,6 +259,12 @@ private:
   std::map<std::string, std::int32_t> m_priority_classes;
   std::optional<std::int32_t> m_default_priority;
   std::map<std::string, RuntimeClass> m_runtime_classes;
+  // Controllers of the stream, "Kind/namespace/name"; a ReplicaSet whose controller is one of
+  // the stream's Deployments maps to that Deployment's name (pasted `kubectl get deploy,rs,pod`).
+  std::set<std::string> m_controllers;
+  std::map<std::string, std::string> m_managed_replica_sets; // "namespace/name" -> Deployment
+  // Pods of the stream that a workload of the stream controls: pod index, "Kind/namespace/name".
+  std::vector<std::pair<std::size_t, std::string>> m_adoptions;
   std::optional<SourceLocation> m_scenario_location;
   // Locations for cross-references.
   std::map<std::string, SourceLocation> m_node_pool_ref_locations; // NodePool name -> nodeClassRef location
@@ -1445,6 +1455,12 @@ void ScenarioParser::read_pod(const Doc& d)
   ctx.admitted = m_dump;
   auto t = read_pod_template(m_r, d.root, child(d.root, "metadata"), child(d.root, "spec"), w + ".spec", ctx);
   t.spec.template_name = d.name;
+  if (const auto controller = controller_of(d, t)) {
+    if (controller->first == "DaemonSet") {
+      return; // the stream's DaemonSet places a pod like it on every node it selects
+    }
+    m_adoptions.emplace_back(m_s.pods.size(), controller->second);
+  }
   model::Pod pod;
   pod.name = d.name;
   pod.requests = t.spec.requests;
@@ -1581,6 +1597,9 @@ void ScenarioParser::read_workload(const Doc& d)
     if (t.runtime) {
       wl.runtime = *t.runtime;
     }
+    if (d.kind == "ReplicaSet" && m_managed_replica_sets.count(d.namespace_ + "/" + d.name) > 0) {
+      wl.replicas = 0; // its Deployment, also in the stream, makes the replicas
+    }
   }
   std::vector<ClaimInfo> claim_templates;
   if (d.kind == "StatefulSet") {
@@ -1684,6 +1703,82 @@ void ScenarioParser::read_priority_class(const Doc& d)
       m_r.error(gd, fmt::format("{}: only one PriorityClass may be globalDefault", w));
     }
     m_default_priority = static_cast<std::int32_t>(*v);
+  }
+}
+
+// A pasted `kubectl get deploy,rs,sts,job,ds,pod` holds controllers and the pods they made:
+// those pods count among their controller's replicas instead of adding to them.
+void ScenarioParser::note_controllers(const std::vector<Doc>& docs)
+{
+  for (const auto& d : docs) {
+    if (d.kind == "Deployment" || d.kind == "ReplicaSet" || d.kind == "StatefulSet" || d.kind == "Job"
+        || d.kind == "DaemonSet") {
+      m_controllers.insert(d.kind + "/" + d.namespace_ + "/" + d.name);
+    }
+  }
+  for (const auto& d : docs) {
+    if (d.kind != "ReplicaSet") {
+      continue;
+    }
+    const auto owner = controller_reference(child(d.root, "metadata"));
+    if (owner.kind == "Deployment" && m_controllers.count("Deployment/" + d.namespace_ + "/" + owner.name) > 0) {
+      m_managed_replica_sets[d.namespace_ + "/" + d.name] = owner.name;
+    }
+  }
+}
+
+// The stream's controller of a bare Pod document: its kind and "Kind/namespace/name" key. A pod
+// of a ReplicaSet belongs to the ReplicaSet's Deployment when the stream has that Deployment,
+// also when the ReplicaSet itself is not pasted (its name is the Deployment's plus the pod's
+// pod-template-hash).
+std::optional<std::pair<std::string, std::string>> ScenarioParser::controller_of(const Doc& d,
+                                                                                 const PodTemplate& t) const
+{
+  if (t.owner_name.empty()) {
+    return std::nullopt;
+  }
+  const auto in_stream = [&](const std::string& kind, const std::string& name)
+      -> std::optional<std::pair<std::string, std::string>> {
+    std::string key = kind + "/" + d.namespace_ + "/" + name;
+    if (m_controllers.count(key) == 0) {
+      return std::nullopt;
+    }
+    return std::pair{kind, std::move(key)};
+  };
+  if (t.owner_kind == "ReplicaSet") {
+    if (const auto it = m_managed_replica_sets.find(d.namespace_ + "/" + t.owner_name); it != m_managed_replica_sets.end()) {
+      return in_stream("Deployment", it->second);
+    }
+    if (auto rs = in_stream("ReplicaSet", t.owner_name)) {
+      return rs;
+    }
+    const auto hash = t.spec.labels.find("pod-template-hash");
+    const std::string suffix = hash != t.spec.labels.end() ? "-" + hash->second : "";
+    if (!suffix.empty() && t.owner_name.size() > suffix.size() && t.owner_name.ends_with(suffix)) {
+      return in_stream("Deployment", t.owner_name.substr(0, t.owner_name.size() - suffix.size()));
+    }
+    return std::nullopt;
+  }
+  if (t.owner_kind == "StatefulSet" || t.owner_kind == "Job" || t.owner_kind == "DaemonSet") {
+    return in_stream(t.owner_kind, t.owner_name);
+  }
+  return std::nullopt;
+}
+
+// Hands each adopted pod to its workload (by name: the dump reader may drop pods later).
+void ScenarioParser::adopt_pods()
+{
+  if (m_adoptions.empty()) {
+    return;
+  }
+  std::map<std::string, model::Workload*> workloads;
+  for (auto& wl : m_s.workloads) {
+    workloads.emplace(wl.kind + "/" + wl.namespace_ + "/" + wl.name, &wl);
+  }
+  for (const auto& [pod, key] : m_adoptions) {
+    if (const auto it = workloads.find(key); it != workloads.end()) {
+      it->second->adopted_pods.push_back(m_s.pods[pod].name);
+    }
   }
 }
 
@@ -2313,6 +2408,7 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
       read_runtime_class(d);
     }
   }
+  note_controllers(docs);
   for (const auto& d : docs) {
     m_s.kind_counts[d.kind] += 1;
     if (d.kind == "Scenario") {
@@ -2343,6 +2439,7 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
       m_storage.add_class(read_storage_class(m_r, d.root, d.name, what(d)));
     }
   }
+  adopt_pods();
   resolve_volumes();
   cross_check(docs);
   return std::move(m_s);

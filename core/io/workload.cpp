@@ -65,24 +65,44 @@ std::vector<const model::ScenarioEvent*> scale_events_of(const model::Scenario& 
   return out;
 }
 
-// A Deployment's, ReplicaSet's or StatefulSet's pods: `replicas` at t=0, then each ScaleWorkload
-// event sets the count. Scaling up creates pods pending at the event; scaling down deletes the
-// newest, as a ReplicaSet does among pods that rank alike, and a StatefulSet's highest ordinals.
-// A StatefulSet reuses a deleted ordinal's name (and with it the ordinal's claims) when it grows
-// again; other pods get new names.
-void add_replicas(const model::Workload& w, const std::vector<const model::ScenarioEvent*>& scales,
-                  std::vector<model::Pod>& pods, PerPodSpecs& per_pod)
+// A Deployment's, ReplicaSet's or StatefulSet's pods: `replicas` at t=0 (counting the pods of
+// the stream it controls, `adopted`), then each ScaleWorkload event sets the count. Scaling up
+// creates pods pending at the event; scaling down deletes the newest, as a ReplicaSet does among
+// pods that rank alike, and a StatefulSet's highest ordinals. A StatefulSet fills its missing
+// ordinals, reusing a deleted ordinal's name (and with it the ordinal's claims); other pods get
+// new names.
+void add_replicas(const model::Workload& w, const std::vector<std::size_t>& adopted,
+                  const std::vector<const model::ScenarioEvent*>& scales, std::vector<model::Pod>& pods,
+                  PerPodSpecs& per_pod)
 {
   const bool ordinals = w.kind == "StatefulSet";
-  std::vector<std::size_t> live; // indices into pods, oldest first
+  std::vector<std::size_t> live;               // indices into pods, oldest first
+  std::map<std::int64_t, std::size_t> by_ordinal; // StatefulSets: ordinal -> index into pods
+  for (const auto i : adopted) {
+    std::int64_t ordinal = -1;
+    const std::string& name = pods[i].name;
+    const auto* digits = name.data() + std::min(name.size(), w.name.size() + 1);
+    if (ordinals && name.size() > w.name.size() + 1 && name.starts_with(w.name + "-")
+        && std::from_chars(digits, name.data() + name.size(), ordinal).ptr == name.data() + name.size()
+        && ordinal >= 0 && by_ordinal.count(ordinal) == 0) {
+      by_ordinal[ordinal] = i;
+    } else {
+      live.push_back(i); // not an ordinal of this StatefulSet (or not a StatefulSet): the oldest
+    }
+  }
   std::int64_t created = 0;
+  const auto count = [&] { return static_cast<std::int64_t>(live.size() + by_ordinal.size()); };
   const auto set = [&](SimTime t, std::int64_t target) {
-    while (static_cast<std::int64_t>(live.size()) < target) {
-      const auto i = static_cast<std::int32_t>(ordinals ? static_cast<std::int64_t>(live.size()) : created);
+    while (count() < target) {
+      std::int64_t i = created;
+      if (ordinals) {
+        for (i = 0; by_ordinal.count(i) > 0; ++i) {
+        }
+      }
       model::Pod pod;
       pod.name = fmt::format("{}-{}", w.name, i);
       pod.spec = w.spec;
-      if (const auto it = w.ordinal_specs.find(i); it != w.ordinal_specs.end()) {
+      if (const auto it = w.ordinal_specs.find(static_cast<std::int32_t>(i)); it != w.ordinal_specs.end()) {
         pod.spec = it->second;
       } else if (!w.per_pod_claims.empty()) {
         pod.spec = per_pod.get(w.spec, w.per_pod_claims, pod.name);
@@ -90,14 +110,23 @@ void add_replicas(const model::Workload& w, const std::vector<const model::Scena
       pod.requests = w.spec->requests;
       pod.arrival = t;
       pod.runtime = w.runtime;
-      live.push_back(pods.size());
+      if (ordinals) {
+        by_ordinal[i] = pods.size();
+      } else {
+        live.push_back(pods.size());
+      }
       pods.push_back(std::move(pod));
       ++created;
       check_size(pods.size(), w.location);
     }
-    while (static_cast<std::int64_t>(live.size()) > target) {
-      pods[live.back()].departure = t;
-      live.pop_back();
+    while (count() > target) {
+      if (ordinals && !by_ordinal.empty()) {
+        pods[std::prev(by_ordinal.end())->second].departure = t;
+        by_ordinal.erase(std::prev(by_ordinal.end()));
+      } else {
+        pods[live.back()].departure = t;
+        live.pop_back();
+      }
     }
   };
   set(0, w.replicas);
@@ -329,20 +358,34 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
   };
 
   // 1. Bare pods.
+  std::map<std::string, std::size_t> bare_pods; // "namespace/name" -> index, for adoption
+  const bool adoptions =
+      std::any_of(s.workloads.begin(), s.workloads.end(), [](const auto& w) { return !w.adopted_pods.empty(); });
   for (const auto& p : s.pods) {
+    if (adoptions) {
+      bare_pods.emplace((p.spec ? p.spec->namespace_ : "default") + "/" + p.name, pods.size());
+    }
     pods.push_back(p);
   }
   // 2. Workload replicas.
   for (const auto& w : s.workloads) {
+    std::vector<std::size_t> adopted;
+    for (const auto& name : w.adopted_pods) {
+      if (const auto it = bare_pods.find(w.namespace_ + "/" + name); it != bare_pods.end()) {
+        adopted.push_back(it->second);
+      }
+    }
     if (w.spec && w.kind != "Job") {
-      add_replicas(w, scale_events_of(s, w.name, horizon), pods, per_pod);
+      add_replicas(w, adopted, scale_events_of(s, w.name, horizon), pods, per_pod);
       continue;
     }
     if (!w.spec || w.replicas <= 0) {
       continue;
     }
     const std::int32_t total = w.kind == "Job" ? std::max(w.completions, w.replicas) : w.replicas;
-    for (std::int32_t i = 0; i < total; ++i) {
+    // The Job's pods of the stream are the first of its first wave.
+    for (auto i = static_cast<std::int32_t>(std::min<std::size_t>(adopted.size(), static_cast<std::size_t>(total)));
+         i < total; ++i) {
       const std::int32_t wave = i / w.replicas;
       if (wave > 0 && w.runtime < 0) {
         break; // pods that never finish leave no room for the next wave

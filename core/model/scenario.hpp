@@ -74,6 +74,9 @@ struct Workload
   // StatefulSet pods whose claims are PersistentVolumeClaim documents of the stream (a
   // live-cluster dump): the spec of ordinal i, volumes resolved; pods resolving alike share one.
   std::map<std::int32_t, PodSpecPtr> ordinal_specs;
+  // Pods of the stream (Scenario::pods, same namespace) this workload controls, in document
+  // order: they count among its replicas (a pasted `kubectl get deploy,rs,pod`).
+  std::vector<std::string> adopted_pods;
 };
 
 // A karpenter.k8s.aws/v1 EC2NodeClass: only what changes node capacity (kubelet settings and

@@ -371,6 +371,10 @@ void Engine::set_disrupted(NodeIndex index, bool disrupted)
 void Engine::arrive(PodIndex index)
 {
   auto& p = m_cluster.pod_mut(index);
+  if (p.pod.departure >= 0) {
+    m_queue.push(std::max(m_now, p.pod.departure), Phase::workload, EventKind::pod_departure, index,
+                 m_pod_generation[index]);
+  }
   if (!p.pod.node_name.empty()) {
     // Bound at t=0 through spec.nodeName: the first live node of that name.
     if (m_nodes_by_name_count != m_cluster.nodes().size()) {
@@ -391,10 +395,6 @@ void Engine::arrive(PodIndex index)
     }
   }
   m_cluster.set_pending(index, m_now);
-  if (p.pod.departure >= 0) {
-    m_queue.push(std::max(m_now, p.pod.departure), Phase::workload, EventKind::pod_departure, index,
-                 m_pod_generation[index]);
-  }
   m_to_try.push_back(index);
   m_controller_triggered = true;
 }

@@ -86,3 +86,73 @@ TEST_CASE("ScaleWorkload: nodes follow a Deployment's replica count", "[scenario
     CHECK(nodes_at(3 * k_hour) == 1);
   }
 }
+
+TEST_CASE("ScaleWorkload: a pasted pod bound to its node leaves when its Deployment shrinks", "[scenario][events]")
+{
+  const std::string text = R"(apiVersion: capsim/v1
+kind: Scenario
+metadata: {name: adopted}
+spec:
+  region: us-east-1
+  duration: 2h
+  seed: 1
+  spot: {interruptionModel: none}
+  events:
+    - {at: 30m, kind: ScaleWorkload, workload: web, replicas: 0}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: ["m5.large"]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 1m}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-1-1.ec2.internal
+  labels: {node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a,
+           karpenter.sh/capacity-type: on-demand, karpenter.sh/nodepool: default}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: app, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-6d4b9c-x1
+  labels: {app: web, pod-template-hash: 6d4b9c}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-6d4b9c, controller: true}]
+spec:
+  nodeName: ip-10-0-1-1.ec2.internal
+  containers: [{name: app, resources: {requests: {cpu: "1"}}}]
+)";
+  sim::RunOptions options;
+  options.engines = {"karpenter"};
+  const auto r = sim::run_scenario(io::parse_scenario(text, "adopted.yaml"), options);
+  REQUIRE(r.results.size() == 1);
+  const auto& e = r.results.front();
+  CHECK(e.pods.total == 1);        // the pasted pod is the Deployment's one replica
+  CHECK(e.nodes.launched == 0);    // nothing more to place
+  CHECK(e.disruptions.emptiness == 1); // deleted at 30m, the node is empty and goes
+  CHECK(e.nodes.final_count == 0);
+}
