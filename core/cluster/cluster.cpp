@@ -86,7 +86,7 @@ model::PodSpecPtr Cluster::pinned_to_zone(const model::PodSpecPtr& spec, const s
     // The provisioner creates the volume in the node's zone (EBS CSI: the PV's node affinity).
     auto pinned = std::make_shared<model::PodSpec>(*spec);
     pinned->volume_binds_on_schedule = false;
-    pinned->pinned_from = spec;
+    pinned->counted_with = spec;
     if (!zone.empty()) {
       const auto in_zone = model::Requirement::make(std::string(model::labels::k_zone), model::Operator::in, {zone});
       if (pinned->volume_affinity.empty()) {

@@ -1777,7 +1777,13 @@ void ScenarioParser::adopt_pods()
   }
   for (const auto& [pod, key] : m_adoptions) {
     if (const auto it = workloads.find(key); it != workloads.end()) {
-      it->second->adopted_pods.push_back(m_s.pods[pod].name);
+      auto& p = m_s.pods[pod];
+      it->second->adopted_pods.push_back(p.name);
+      if (p.spec && it->second->spec) {
+        auto spec = std::make_shared<model::PodSpec>(*p.spec);
+        spec->counted_with = it->second->spec;
+        p.spec = std::move(spec);
+      }
     }
   }
 }
@@ -2439,8 +2445,8 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
       m_storage.add_class(read_storage_class(m_r, d.root, d.name, what(d)));
     }
   }
-  adopt_pods();
   resolve_volumes();
+  adopt_pods(); // after the volumes: the workload's final template
   cross_check(docs);
   return std::move(m_s);
 }

@@ -54,9 +54,10 @@ struct PodSpec
   // Non-empty: a claim no scheduler can satisfy (being deleted, Lost, unbound with Immediate
   // binding, no storage class): the pod stays pending, as kube-scheduler and Karpenter leave it.
   std::string volume_error;
-  // Set on a spec Cluster::bind pinned to a zone: the spec it was made from. Pods of both are one
-  // workload (kube-scheduler's default spreading counts them together).
-  std::shared_ptr<const PodSpec> pinned_from;
+  // Pods of this spec are pods of that spec's workload (kube-scheduler's default spreading counts
+  // them together): set on a spec Cluster::bind pinned to a zone (the spec it was made from) and
+  // on a pasted pod's spec that a workload of the stream adopted (the workload's template).
+  std::shared_ptr<const PodSpec> counted_with;
   Duration termination_grace_period = 30 * k_second;
 };
 

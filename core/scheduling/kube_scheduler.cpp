@@ -1197,8 +1197,8 @@ struct KubeScheduler::State
     g.has_preferred_node_affinity = !s.preferred_node_affinity.empty();
     group_ids.emplace(key, id);
     g.count_gid = id;
-    if (s.pinned_from) {
-      const auto base = group_of_spec(s.pinned_from); // (groups keeps its elements in place)
+    if (s.counted_with) {
+      const auto base = group_of_spec(s.counted_with); // (groups keeps its elements in place)
       groups[id].count_gid = groups[base].count_gid;
     }
     return id;

@@ -529,6 +529,15 @@ spec: {containers: [{name: c}]}
   }
   CHECK(bare == std::vector<std::string>{"web-abc-x1", "web-def-y2", "web-abc-z3", "db-2", "db-0", "other-agent-q",
                                          "batch-running"});
+  // kube-scheduler's default spreading counts a pasted pod with its workload's new replicas.
+  const auto workload = [&](const std::string& name) {
+    return std::find_if(s.workloads.begin(), s.workloads.end(), [&](const auto& w) { return w.name == name; })->spec;
+  };
+  CHECK(s.pods[0].spec->counted_with == workload("web"));
+  CHECK(s.pods[1].spec->counted_with == workload("web"));
+  CHECK(s.pods[2].spec->counted_with == nullptr); // another namespace's
+  CHECK(s.pods[3].spec->counted_with == workload("db"));
+  CHECK(s.pods[6].spec->counted_with == workload("batch"));
   std::vector<std::string> names;
   for (const auto& p : io::expand_workload(s)) {
     names.push_back(fmt::format("{}@{}-{}", p.name, p.arrival / k_minute, p.departure < 0 ? -1 : p.departure / k_minute));

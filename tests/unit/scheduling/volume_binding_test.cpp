@@ -167,7 +167,7 @@ TEST_CASE("kube-scheduler: pods pinned by their claims still count as their work
     sp.volume_binds_on_schedule = true;
   });
   const auto first = bind_pod(c, "db-0", spec, a1, 100, 0);
-  REQUIRE(c.pod(first).pod.spec->pinned_from == spec);
+  REQUIRE(c.pod(first).pod.spec->counted_with == spec);
   const auto second = pending_pod(c, "db-1", spec, 100, 0);
   REQUIRE(s.bind_pending(c, 0).size() == 1);
   CHECK(c.pod(second).node == b1);
