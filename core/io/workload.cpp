@@ -91,13 +91,16 @@ void add_replicas(const model::Workload& w, const std::vector<std::size_t>& adop
     }
   }
   std::int64_t created = 0;
+  std::int64_t lowest_free = 0; // StatefulSets: no free ordinal below it
   const auto count = [&] { return static_cast<std::int64_t>(live.size() + by_ordinal.size()); };
   const auto set = [&](SimTime t, std::int64_t target) {
     while (count() < target) {
       std::int64_t i = created;
       if (ordinals) {
-        for (i = 0; by_ordinal.count(i) > 0; ++i) {
+        while (by_ordinal.count(lowest_free) > 0) {
+          ++lowest_free;
         }
+        i = lowest_free;
       }
       model::Pod pod;
       pod.name = fmt::format("{}-{}", w.name, i);
@@ -121,8 +124,10 @@ void add_replicas(const model::Workload& w, const std::vector<std::size_t>& adop
     }
     while (count() > target) {
       if (ordinals && !by_ordinal.empty()) {
-        pods[std::prev(by_ordinal.end())->second].departure = t;
-        by_ordinal.erase(std::prev(by_ordinal.end()));
+        const auto highest = std::prev(by_ordinal.end());
+        pods[highest->second].departure = t;
+        lowest_free = std::min(lowest_free, highest->first);
+        by_ordinal.erase(highest);
       } else {
         pods[live.back()].departure = t;
         live.pop_back();

@@ -11,6 +11,31 @@ using namespace capsim;
 
 namespace {
 
+// An on-demand m5.large NodePool and its EC2NodeClass.
+std::string node_pool(const std::string& policy)
+{
+  return R"(---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: ["m5.large"]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
+  disruption: {consolidationPolicy: )"
+         + policy + R"(, consolidateAfter: 1m}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+)";
+}
+
 // 1-CPU pods on m5.large (2 vCPU, 1930m allocatable): one pod per node.
 const std::string k_scenario = R"(apiVersion: capsim/v1
 kind: Scenario
@@ -23,25 +48,7 @@ spec:
   events:
     - {at: 1h, kind: ScaleWorkload, workload: web, replicas: 4}
     - {at: 2h, kind: ScaleWorkload, workload: web, replicas: 1}
----
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: node.kubernetes.io/instance-type, operator: In, values: ["m5.large"]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
-  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
----
+)" + node_pool("WhenEmptyOrUnderutilized") + R"(---
 apiVersion: capsim/v1
 kind: NodeGroup
 metadata: {name: general}
@@ -99,25 +106,7 @@ spec:
   spot: {interruptionModel: none}
   events:
     - {at: 30m, kind: ScaleWorkload, workload: web, replicas: 0}
----
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: node.kubernetes.io/instance-type, operator: In, values: ["m5.large"]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
-  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 1m}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
----
+)" + node_pool("WhenEmpty") + R"(---
 apiVersion: v1
 kind: Node
 metadata:
