@@ -19,7 +19,7 @@ bool do_not_disrupt_active(const PodState& pod, SimTime now)
   if (d == k_never || pod.started_at < 0) {
     return true; // "true", or a duration for a pod whose start time is unknown (fail safe)
   }
-  return now - pod.started_at < d;
+  return now - pod.started_at + pod.pod.started_before < d;
 }
 
 std::uint64_t Cluster::InstanceId::next()

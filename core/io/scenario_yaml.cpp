@@ -276,6 +276,7 @@ private:
   std::vector<TemplateClaims> m_workload_claims;
   std::vector<TemplateClaims> m_daemon_set_claims;
   std::optional<std::int64_t> m_newest_creation; // of the Nodes and Pods (Unix ms)
+  std::vector<std::pair<std::size_t, std::int64_t>> m_pod_starts; // bound pod index, status.startTime
   bool m_has_scenario = false;
   bool m_dump = false; // ParseOptions::cluster_dump
 };
@@ -1475,6 +1476,12 @@ void ScenarioParser::read_pod(const Doc& d)
   pod.spec = std::make_shared<const model::PodSpec>(std::move(t.spec));
   if (!pod.node_name.empty()) {
     m_bound_pod_nodes.emplace_back(m_s.pods.size(), child(child(d.root, "spec"), "nodeName"));
+    const auto started = child(child(d.root, "status"), "startTime");
+    if (present(started) && !m_dump) { // (preview reads a dump's start times itself)
+      if (const auto ms = timestamp(started, w + ".status.startTime")) {
+        m_pod_starts.emplace_back(m_s.pods.size(), *ms);
+      }
+    }
   }
   m_s.pods.push_back(std::move(pod));
 }
@@ -2260,12 +2267,16 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
     return std::find(v.begin(), v.end(), x) != v.end();
   };
 
-  // Node ages at t=0, against spec.startTime or the newest creation in the stream.
+  // Node ages and bound pods' running times at t=0, against spec.startTime or the newest
+  // creation in the stream.
   if (const auto start = m_s.settings.start_ms ? m_s.settings.start_ms : m_newest_creation) {
     for (auto& n : m_s.nodes) {
       if (n.created_ms) {
         n.age = std::max<std::int64_t>(0, *start - *n.created_ms);
       }
+    }
+    for (const auto& [pod, started] : m_pod_starts) {
+      m_s.pods[pod].started_before = std::max<std::int64_t>(0, *start - started);
     }
   }
 

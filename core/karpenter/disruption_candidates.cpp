@@ -420,7 +420,8 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
       if (do_not_disrupt_active(ps, ctx.now)) {
         out.blocked = "pod " + pod_name(ps) + " has the \"karpenter.sh/do-not-disrupt\" annotation";
         if (ps.pod.spec->do_not_disrupt != k_never && ps.started_at >= 0) {
-          out.blocked += " (until t=" + format_duration(ps.started_at + ps.pod.spec->do_not_disrupt) + ")";
+          out.blocked += " (until t="
+                         + format_duration(ps.started_at - ps.pod.started_before + ps.pod.spec->do_not_disrupt) + ")";
         }
         return out;
       }

@@ -76,6 +76,9 @@ struct Pod
   Duration runtime = -1;  // running time once started; -1: runs until deleted or the end
   SimTime departure = -1; // absolute time the workload deletes it (pending or not); -1: never
   std::string node_name;  // bound at t=0 (spec.nodeName)
+  // Bound at t=0: how long it had been running by then (status.startTime against the scenario's
+  // start time). Its do-not-disrupt duration and runtime count from that start.
+  Duration started_before = 0;
 };
 
 } // namespace capsim::model

@@ -394,6 +394,7 @@ void Engine::arrive(PodIndex index)
       }
     }
   }
+  p.pod.started_before = 0; // not running after all: it starts when it binds
   m_cluster.set_pending(index, m_now);
   m_to_try.push_back(index);
   m_controller_triggered = true;
@@ -404,7 +405,7 @@ void Engine::start_pod(PodIndex index)
   auto& p = m_cluster.pod_mut(index);
   p.started_at = m_now;
   if (p.pod.runtime >= 0) {
-    p.finish_at = m_now + p.pod.runtime;
+    p.finish_at = m_now + std::max<Duration>(0, p.pod.runtime - p.pod.started_before);
     m_queue.push(p.finish_at, Phase::workload, EventKind::pod_finish, index, m_pod_generation[index]);
   }
 }
@@ -451,6 +452,7 @@ void Engine::evict_pod(PodIndex index)
   // The controller recreates it: pending again, running time starts over when it restarts. The
   // new pod has no spec.nodeName (a t=0 binding does not follow it).
   p.pod.node_name.clear();
+  p.pod.started_before = 0;
   m_cluster.set_pending(index, m_now);
   if (p.pod.departure >= 0) {
     m_queue.push(std::max(m_now, p.pod.departure), Phase::workload, EventKind::pod_departure, index,

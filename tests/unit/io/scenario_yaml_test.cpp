@@ -1147,4 +1147,22 @@ TEST_CASE("scenario: Nodes are aged by their creationTimestamp", "[io][node]")
     CHECK(iotest::has_line(start, "t.yaml:3:33: error: 'spec.startTime': '12h' is not an RFC 3339 time (e.g. "
                                   "2026-11-29T12:00:00Z)"));
   }
+  SECTION("a bound pod's status.startTime: how long it had run at t=0")
+  {
+    const auto pod = [](const std::string& name, const std::string& node, const std::string& started) {
+      return fmt::format("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {}}}\nspec: {{{}containers: [{{name: c}}]}}\n"
+                         "status: {{startTime: {}}}\n",
+                         name, node.empty() ? "" : "nodeName: " + node + ", ", started);
+    };
+    const auto s = parse(k_scenario + nodes + pod("running", "new", "\"2026-11-28T22:30:00Z\"")
+                         + pod("later", "new", "\"2026-11-29T06:00:00Z\"") + pod("pending", "", "\"2026-11-28T00:00:00Z\""));
+    REQUIRE(s.pods.size() == 3);
+    CHECK(s.pods[0].started_before == 90 * k_minute); // against the newest creation, 2026-11-29T00:00
+    CHECK(s.pods[1].started_before == 0);             // a start after it counts as just started
+    CHECK(s.pods[2].started_before == 0);             // a pending pod has not started
+    const auto errors = errors_of(k_scenario + nodes + pod("bad", "new", "soon"));
+    CAPTURE(errors);
+    CHECK(iotest::has_line(errors, "t.yaml:27:21: error: 'Pod/bad.status.startTime': 'soon' is not an RFC 3339 time "
+                                   "(e.g. 2026-11-29T12:00:00Z)"));
+  }
 }
