@@ -265,6 +265,7 @@ private:
   std::map<std::string, std::string> m_managed_replica_sets; // "namespace/name" -> Deployment
   // Pods of the stream that a workload of the stream controls: pod index, "Kind/namespace/name".
   std::vector<std::pair<std::size_t, std::string>> m_adoptions;
+  std::map<std::string, std::int32_t> m_job_completions; // "Job/namespace/name" -> Succeeded pods
   std::optional<SourceLocation> m_scenario_location;
   // Locations for cross-references.
   std::map<std::string, SourceLocation> m_node_pool_ref_locations; // NodePool name -> nodeClassRef location
@@ -1444,7 +1445,14 @@ void ScenarioParser::read_pod(const Doc& d)
   m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
   if (const auto phase = child(child(d.root, "status"), "phase"); present(phase) && phase.IsScalar()
       && (phase.Scalar() == "Succeeded" || phase.Scalar() == "Failed")) {
-    return; // a finished pod holds no resources
+    // A finished pod holds no resources; a pasted Job's Succeeded pod is one of its completions.
+    const auto owner = controller_reference(child(d.root, "metadata"));
+    if (phase.Scalar() == "Succeeded" && owner.kind == "Job") {
+      if (const std::string key = "Job/" + d.namespace_ + "/" + owner.name; m_controllers.count(key) > 0) {
+        ++m_job_completions[key];
+      }
+    }
+    return;
   }
   if (const auto created = child(child(d.root, "metadata"), "creationTimestamp"); present(created)) {
     note_creation(timestamp(created, w + ".metadata.creationTimestamp"));
@@ -1775,12 +1783,17 @@ std::optional<std::pair<std::string, std::string>> ScenarioParser::controller_of
 // Hands each adopted pod to its workload (by name: the dump reader may drop pods later).
 void ScenarioParser::adopt_pods()
 {
-  if (m_adoptions.empty()) {
+  if (m_adoptions.empty() && m_job_completions.empty()) {
     return;
   }
   std::map<std::string, model::Workload*> workloads;
   for (auto& wl : m_s.workloads) {
     workloads.emplace(wl.kind + "/" + wl.namespace_ + "/" + wl.name, &wl);
+  }
+  for (const auto& [key, done] : m_job_completions) {
+    if (const auto it = workloads.find(key); it != workloads.end()) {
+      it->second->adopted_completions = done;
+    }
   }
   for (const auto& [pod, key] : m_adoptions) {
     if (const auto it = workloads.find(key); it != workloads.end()) {

@@ -387,8 +387,9 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
     if (!w.spec || w.replicas <= 0) {
       continue;
     }
-    const std::int32_t total = w.kind == "Job" ? std::max(w.completions, w.replicas) : w.replicas;
-    // The Job's pods of the stream are the first of its first wave.
+    // A pasted Job: its Succeeded pods are done, its running ones are the first of the first wave.
+    const std::int32_t total =
+        std::max(0, (w.kind == "Job" ? std::max(w.completions, w.replicas) : w.replicas) - w.adopted_completions);
     for (auto i = static_cast<std::int32_t>(std::min<std::size_t>(adopted.size(), static_cast<std::size_t>(total)));
          i < total; ++i) {
       const std::int32_t wave = i / w.replicas;

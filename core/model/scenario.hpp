@@ -77,6 +77,7 @@ struct Workload
   // Pods of the stream (Scenario::pods, same namespace) this workload controls, in document
   // order: they count among its replicas (a pasted `kubectl get deploy,rs,pod`).
   std::vector<std::string> adopted_pods;
+  std::int32_t adopted_completions = 0; // a Job's pasted Succeeded pods
 };
 
 // A karpenter.k8s.aws/v1 EC2NodeClass: only what changes node capacity (kubelet settings and

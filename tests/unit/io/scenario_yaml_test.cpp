@@ -1149,10 +1149,10 @@ TEST_CASE("scenario: Nodes are aged by their creationTimestamp", "[io][node]")
   }
   SECTION("a bound pod's status.startTime: how long it had run at t=0")
   {
-    const auto pod = [](const std::string& name, const std::string& node, const std::string& started) {
+    const auto pod = [](const std::string& name, const std::string& bound_to, const std::string& started) {
       return fmt::format("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {}}}\nspec: {{{}containers: [{{name: c}}]}}\n"
                          "status: {{startTime: {}}}\n",
-                         name, node.empty() ? "" : "nodeName: " + node + ", ", started);
+                         name, bound_to.empty() ? "" : "nodeName: " + bound_to + ", ", started);
     };
     const auto s = parse(k_scenario + nodes + pod("running", "new", "\"2026-11-28T22:30:00Z\"")
                          + pod("later", "new", "\"2026-11-29T06:00:00Z\"") + pod("pending", "", "\"2026-11-28T00:00:00Z\""));

@@ -520,6 +520,14 @@ metadata:
   name: batch-running
   ownerReferences: [{apiVersion: batch/v1, kind: Job, name: batch, controller: true}]
 spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: batch-done
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: batch, controller: true}]
+spec: {containers: [{name: c}]}
+status: {phase: Succeeded}
 )",
                                     "w.yaml");
   // The DaemonSet's own pod is left to the DaemonSet; one of a DaemonSet not pasted stays.
@@ -548,8 +556,9 @@ spec: {containers: [{name: c}]}
                      "other-agent-q@0--1", "batch-running@0--1",
                      // web: two of its three pods pasted (one through a ReplicaSet not pasted, by
                      // pod-template-hash), the pod in another namespace is not its; the managed
-                     // ReplicaSet makes none. db: ordinal 1 was missing. batch: 3 of 4 completions.
-                     "web-0@0--1", "db-1@0-60", "batch-1@0--1", "batch-2@10--1", "batch-3@10--1"});
+                     // ReplicaSet makes none. db: ordinal 1 was missing. batch: one of its 4
+                     // completions is done and one runs, so 2 more, the first in the first wave.
+                     "web-0@0--1", "db-1@0-60", "batch-1@0--1", "batch-2@10--1"});
 }
 
 TEST_CASE("workload: pasted pods beyond the replica count are deleted at the start", "[io][workload][adoption]")
