@@ -51,6 +51,10 @@ nlohmann::ordered_json offering_json(const Offering& o)
   j["capacity_type"] = o.capacity_type;
   j["price_per_hour"] = o.price_per_hour;
   j["interruption_band"] = o.interruption_band ? nlohmann::ordered_json(*o.interruption_band) : nullptr;
+  if (!o.reservation_id.empty()) {
+    j["reservation_id"] = o.reservation_id;
+    j["reservation_capacity"] = o.reservation_capacity;
+  }
   return j;
 }
 

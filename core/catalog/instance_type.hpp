@@ -20,6 +20,11 @@ struct Offering
   std::optional<int> interruption_band; // Spot Advisor band 0..4 (spot only)
   bool available = true;
   bool stale_price = false; // price taken from the 2020 multi-region table
+  // Reserved offerings: the capacity reservation (On-Demand Capacity Reservation or Capacity
+  // Block) and how many instances it has available at the start. Karpenter never places more
+  // NodeClaims into a reservation than it has available (its ReservationManager).
+  std::string reservation_id;
+  std::int32_t reservation_capacity = 0;
 
   bool operator==(const Offering&) const = default;
 };

@@ -821,7 +821,9 @@ Catalog build_catalog(const CatalogData& data, std::string_view region, const So
                               .price_per_hour = od.usd_per_hour,
                               .interruption_band = std::nullopt,
                               .available = true,
-                              .stale_price = od.stale});
+                              .stale_price = od.stale,
+                              .reservation_id = {},
+                              .reservation_capacity = 0});
       if (s == spot.end()
           || (u != unoffered.end() && std::binary_search(u->second.begin(), u->second.end(), zone))) {
         continue;
@@ -838,7 +840,9 @@ Catalog build_catalog(const CatalogData& data, std::string_view region, const So
                               .price_per_hour = round_price(estimate),
                               .interruption_band = s->second.interruption_band,
                               .available = true,
-                              .stale_price = od.stale});
+                              .stale_price = od.stale,
+                              .reservation_id = {},
+                              .reservation_capacity = 0});
     }
     finalize_requirements(it);
     types.push_back(std::move(it));

@@ -823,7 +823,7 @@ void ScenarioParser::read_generator(const YAML::Node& g, std::size_t index)
 void ScenarioParser::read_event(const YAML::Node& e, std::size_t index)
 {
   const std::string w = fmt::format("spec.events[{}]", index);
-  if (!m_r.check_fields(e, w, {"at", "kind", "selector", "count", "nodePool", "for", "workload", "replicas"})) {
+  if (!m_r.check_fields(e, w, {"at", "kind", "selector", "count", "nodePool", "for", "workload", "namespace", "replicas"})) {
     return;
   }
   model::ScenarioEvent ev;
@@ -851,7 +851,7 @@ void ScenarioParser::read_event(const YAML::Node& e, std::size_t index)
   } else if (ev.kind == "InsufficientCapacity") {
     allowed = {"selector", "for"};
   } else {
-    allowed = {"workload", "replicas"};
+    allowed = {"workload", "namespace", "replicas"};
   }
   bool ok = true;
   for (auto it = e.begin(); it != e.end(); ++it) {
@@ -908,6 +908,9 @@ void ScenarioParser::read_event(const YAML::Node& e, std::size_t index)
       ok = false;
     } else {
       ev.workload = m_r.string(wl, w + ".workload").value_or("");
+      if (const auto ns = child(e, "namespace"); present(ns)) {
+        ev.workload_namespace = m_r.string(ns, w + ".namespace").value_or("");
+      }
       ev.replicas = static_cast<std::int32_t>(m_r.integer(rep, w + ".replicas", 0, k_max_replicas).value_or(0));
     }
   }
@@ -1880,6 +1883,7 @@ void ScenarioParser::read_catalog(const Doc& d)
   }
   std::map<std::string, std::uint32_t> seen;
   std::vector<std::string> derived_zones;
+  std::map<std::string, std::pair<std::string, std::string>> reservation_zones; // id -> (type, zone)
   for (const auto& t : types) {
     const std::string tw = "Catalog.spec.instanceTypes";
     if (!m_r.check_fields(t, tw, {"name", "capacity", "overhead", "labels", "offerings"})) {
@@ -1945,7 +1949,9 @@ void ScenarioParser::read_catalog(const Doc& d)
     std::set<std::pair<std::string, std::string>> seen_offerings;
     for (const auto& o : offerings) {
       const std::string ow = iw + ".offerings";
-      if (!m_r.check_fields(o, ow, {"zone", "capacityType", "price", "interruptionBand", "available"})) {
+      if (!m_r.check_fields(o, ow,
+                            {"zone", "capacityType", "price", "interruptionBand", "available", "reservationId",
+                             "reservationCapacity"})) {
         ok = false;
         continue;
       }
@@ -1973,8 +1979,45 @@ void ScenarioParser::read_catalog(const Doc& d)
         ok = false;
         continue;
       }
-      if (!seen_offerings.emplace(off.zone, off.capacity_type).second) {
-        m_r.error(o, fmt::format("'{}': {} in {} is listed twice", ow, off.capacity_type, off.zone));
+      // A reserved offering is one capacity reservation: it names the reservation and how many
+      // instances it has available (Karpenter's Offering.ReservationCapacity).
+      const auto rid = child(o, "reservationId");
+      const auto rcap = child(o, "reservationCapacity");
+      if (off.capacity_type == "reserved") {
+        if (!present(rid) || !present(rcap)) {
+          m_r.error(o, fmt::format("'{}': a reserved offering needs 'reservationId' and 'reservationCapacity' (the "
+                                   "instances the capacity reservation has available)",
+                                   ow));
+          ok = false;
+          continue;
+        }
+        off.reservation_id = m_r.string(rid, ow + ".reservationId").value_or("");
+        const auto count = m_r.integer(rcap, ow + ".reservationCapacity", 0, 1'000'000);
+        if (off.reservation_id.empty() || !count) {
+          if (off.reservation_id.empty()) {
+            m_r.error(rid, fmt::format("'{}.reservationId' must not be empty", ow));
+          }
+          ok = false;
+          continue;
+        }
+        off.reservation_capacity = static_cast<std::int32_t>(*count);
+        const auto [where, inserted] = reservation_zones.emplace(off.reservation_id, std::pair{it.name, off.zone});
+        if (!inserted && where->second != std::pair{it.name, off.zone}) {
+          m_r.error(rid, fmt::format("'{}': capacity reservation '{}' is for {} in {} already (a reservation holds one "
+                                     "instance type in one zone)",
+                                     ow, off.reservation_id, where->second.first, where->second.second));
+          ok = false;
+          continue;
+        }
+      } else if (present(rid) || present(rcap)) {
+        m_r.error(present(rid) ? rid : rcap,
+                  fmt::format("'{}': reservationId and reservationCapacity only apply to reserved offerings", ow));
+        ok = false;
+        continue;
+      }
+      if (!seen_offerings.emplace(off.zone, off.capacity_type + "/" + off.reservation_id).second) {
+        m_r.error(o, fmt::format("'{}': {} in {}{} is listed twice", ow, off.capacity_type, off.zone,
+                                 off.reservation_id.empty() ? "" : " for " + off.reservation_id));
         ok = false;
         continue;
       }
@@ -2374,12 +2417,16 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
       for (const auto& wl : m_s.workloads) {
         names.push_back(wl.name);
       }
-      const auto target = std::find_if(m_s.workloads.begin(), m_s.workloads.end(),
-                                       [&](const model::Workload& wl) { return wl.name == e.workload; });
+      const auto target = std::find_if(m_s.workloads.begin(), m_s.workloads.end(), [&](const model::Workload& wl) {
+        return wl.name == e.workload && (e.workload_namespace.empty() || wl.namespace_ == e.workload_namespace);
+      });
       if (target == m_s.workloads.end()) {
-        m_r.error(e.location, fmt::format("ScaleWorkload event: workload '{}' is not a Deployment, StatefulSet or "
+        const std::string in_ns =
+            e.workload_namespace.empty() ? "" : fmt::format(" of namespace '{}'", e.workload_namespace);
+        const bool name_elsewhere = std::find(names.begin(), names.end(), e.workload) != names.end();
+        m_r.error(e.location, fmt::format("ScaleWorkload event: workload '{}'{} is not a Deployment, StatefulSet or "
                                           "ReplicaSet in the scenario{}",
-                                          e.workload, did_you_mean(e.workload, names)));
+                                          e.workload, in_ns, name_elsewhere ? "" : did_you_mean(e.workload, names)));
       } else if (target->kind == "Job") {
         m_r.error(e.location, fmt::format("ScaleWorkload event: '{}' is a Job; capsim scales Deployments, "
                                           "StatefulSets and ReplicaSets (a Job's pods are set by its parallelism "

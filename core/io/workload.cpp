@@ -50,14 +50,15 @@ private:
   std::vector<std::size_t> m_live; // indices into m_out, oldest first
 };
 
-// The ScaleWorkload events of workload `name` before the horizon, in time order (file order at
-// equal times).
-std::vector<const model::ScenarioEvent*> scale_events_of(const model::Scenario& s, const std::string& name,
+// The ScaleWorkload events of workload `w` before the horizon, in time order (file order at
+// equal times). An event without a namespace scales the workloads of its name in every namespace.
+std::vector<const model::ScenarioEvent*> scale_events_of(const model::Scenario& s, const model::Workload& w,
                                                          Duration horizon)
 {
   std::vector<const model::ScenarioEvent*> out;
   for (const auto& e : s.events) {
-    if (e.kind == "ScaleWorkload" && e.workload == name && (horizon == 0 || e.at < horizon)) {
+    if (e.kind == "ScaleWorkload" && e.workload == w.name
+        && (e.workload_namespace.empty() || e.workload_namespace == w.namespace_) && (horizon == 0 || e.at < horizon)) {
       out.push_back(&e);
     }
   }
@@ -381,7 +382,7 @@ std::vector<model::Pod> expand_workload(const model::Scenario& s, const ExpandOp
       }
     }
     if (w.spec && w.kind != "Job") {
-      add_replicas(w, adopted, scale_events_of(s, w.name, horizon), pods, per_pod);
+      add_replicas(w, adopted, scale_events_of(s, w, horizon), pods, per_pod);
       continue;
     }
     if (!w.spec || w.replicas <= 0) {

@@ -35,6 +35,9 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
     types.reserve(catalog.instance_types().size());
     for (const auto& t : catalog.instance_types()) {
       types.push_back(&t);
+      for (const auto& o : t.offerings) {
+        m_reservations = m_reservations || !o.reservation_id.empty();
+      }
     }
     in.instance_types = make_type_list(std::move(types));
     m_pools.push_back(std::move(in));
@@ -58,10 +61,13 @@ SolveInput KarpenterController::solve_input(const cluster::Cluster& /*cluster*/,
   SolveInput in;
   in.node_pools = m_pools;
   in.daemon_sets = m_daemon_sets;
-  in.offering_available = [&actuator](std::string_view type, std::string_view zone, std::string_view ct) {
-    return actuator.offering_available(type, zone, ct);
+  in.offering_available = [&actuator](const catalog::InstanceType& type, const catalog::Offering& o) {
+    return actuator.offering_launchable(type, o);
   };
   in.availability_version = actuator.availability_version();
+  if (m_reservations) {
+    in.reservation_used = [&actuator](std::string_view id) { return actuator.reservation_used(id); };
+  }
   in.options.ignore_preferences = m_scenario.settings.karpenter.preference_policy_ignore;
   in.options.min_values_best_effort = m_scenario.settings.karpenter.min_values_best_effort;
   in.options.max_instance_types = 600;
@@ -81,12 +87,16 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
     opts.max_instance_types = settings.max_instance_types;
     opts.min_values_best_effort = settings.min_values_best_effort;
     if (!actuator.all_offerings_available()) {
-      opts.offering_available = [&actuator](std::string_view type, std::string_view zone, std::string_view ct) {
-        return actuator.offering_available(type, zone, ct);
+      opts.offering_available = [&actuator](const catalog::InstanceType& type, const catalog::Offering& o) {
+        return actuator.offering_launchable(type, o);
       };
       opts.availability_version = actuator.availability_version();
     }
-    opts.memo = &m_launch_memo;
+    if (m_reservations) {
+      opts.reservation_used = [&actuator](std::string_view id) { return actuator.reservation_used(id); };
+    } else {
+      opts.memo = &m_launch_memo; // (a reservation's count changes its choice without a version)
+    }
     const LaunchDecision decision = choose_launch(claim, opts);
     const LaunchDecision* choice = decision.ok ? &decision : nullptr;
     NodeIndex node = k_none;
@@ -96,6 +106,7 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       req.zone = choice->zone;
       req.capacity_type = choice->capacity_type;
       req.price_per_hour = choice->price_per_hour;
+      req.reservation_id = choice->reservation_id;
       req.labels = claim.labels;
       req.taints = claim.taints;
       req.startup_taints = claim.startup_taints;
@@ -133,6 +144,7 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   }
   SolveInput in = solve_input(cluster, actuator);
   in.cluster = &cluster;
+  in.options.strict_reservations = true; // the provisioner's DisableReservedCapacityFallback
   in.pods.assign(pending.begin(), pending.end());
   // Pods of deleting nodes are re-simulated too (they will need somewhere to go), and of nodes
   // marked for deletion by a disruption command (disrupted taint), whose replacements must keep

@@ -80,6 +80,7 @@ private:
   std::vector<model::PodSpecPtr> m_daemon_sets;
   std::unique_ptr<SolveCache> m_cache;
   LaunchMemo m_launch_memo;
+  bool m_reservations = false; // some offering is in a capacity reservation
   DisruptionStep m_disruption;
 
   // Batcher (core:pkg/controllers/provisioning/batcher.go): a window opens at the first new

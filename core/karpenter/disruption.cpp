@@ -606,7 +606,7 @@ Outcome DisruptionController::drift()
     cmd.replacements = std::move(sim.result.claims);
     cmd.existing = std::move(sim.result.existing);
     cmd.savings_per_hour = estimated_savings(
-        cmd, [this](std::string_view t, std::string_view z, std::string_view ct) { return m_act->offering_available(t, z, ct); });
+        cmd, [this](const catalog::InstanceType& t, const catalog::Offering& o) { return m_act->offering_launchable(t, o); });
     if (start(std::move(cmd))) {
       return Outcome::started;
     }
@@ -618,8 +618,8 @@ Outcome DisruptionController::drift()
 std::optional<Command> DisruptionController::first_n_consolidation(std::span<const Candidate> cands,
                                                                     std::size_t max)
 {
-  const OfferingAvailable available = [this](std::string_view t, std::string_view z, std::string_view ct) {
-    return m_act->offering_available(t, z, ct);
+  const OfferingAvailable available = [this](const catalog::InstanceType& t, const catalog::Offering& o) {
+    return m_act->offering_launchable(t, o);
   };
   std::function<bool(const Command&)> approve;
   if (any_balanced()) {

@@ -250,6 +250,9 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   // Consolidation reads the options only and rebuilds the requirement from those it keeps.
   in.options.omit_instance_type_requirement = consolidation;
   in.options.sketch_claims = sketch;
+  // (The early stops and their memo assume a NodeClaim that may launch spot does; one holding a
+  // capacity reservation launches reserved.)
+  stop_on_delete_veto = stop_on_delete_veto && !in.reservation_used;
   in.options.stop_on_delete_veto = stop_on_delete_veto;
   in.options.now = ctx.now;
   const bool no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
@@ -347,8 +350,8 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, std::sp
                                            Method method)
 {
   ConsolidationOutcome out;
-  const OfferingAvailable available = [&ctx](std::string_view t, std::string_view z, std::string_view ct) {
-    return ctx.actuator->offering_available(t, z, ct);
+  const OfferingAvailable available = [&ctx](const catalog::InstanceType& t, const catalog::Offering& o) {
+    return ctx.actuator->offering_launchable(t, o);
   };
   const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.spot; });
   // Spot candidates without spot-to-spot: a replacement that may be spot is rejected on sight,

@@ -57,6 +57,19 @@ int OfferingSpace::add_capacity_type(ValueId v)
   return static_cast<int>(capacity_types.size() - 1);
 }
 
+int OfferingSpace::add_reservation(const catalog::Offering& o)
+{
+  const auto it = std::find(reservations.begin(), reservations.end(), o.reservation_id);
+  if (it != reservations.end()) {
+    const auto i = static_cast<std::size_t>(it - reservations.begin());
+    reservation_capacity[i] = std::min(reservation_capacity[i], o.reservation_capacity);
+    return static_cast<int>(i);
+  }
+  reservations.push_back(o.reservation_id);
+  reservation_capacity.push_back(o.reservation_capacity);
+  return static_cast<int>(reservations.size() - 1);
+}
+
 OfferingFilter offering_filter(const ReqSet& reqs, const OfferingSpace& space, const Interner& in)
 {
   OfferingFilter f;
@@ -107,6 +120,9 @@ PoolTypes::PoolTypes(const std::vector<const catalog::InstanceType*>& types, Int
       oi.zone = static_cast<std::uint8_t>(space.add_zone(in.value(o.zone)));
       oi.capacity_type = static_cast<std::uint8_t>(space.add_capacity_type(in.value(o.capacity_type)));
       oi.available = o.available;
+      if (!o.reservation_id.empty()) {
+        oi.reservation = space.add_reservation(o);
+      }
       t.offerings.push_back(oi);
     }
     for (const auto& r : t.requirements.items()) {

@@ -131,11 +131,16 @@ struct OfferingSpace
 {
   std::vector<ValueId> zones;          // zone index -> value id
   std::vector<ValueId> capacity_types; // capacity-type index -> value id
+  // Capacity reservations of reserved offerings, by index, with the instances each had at the
+  // start (the smallest listed, as NewReservationManager keeps).
+  std::vector<std::string> reservations;
+  std::vector<std::int32_t> reservation_capacity;
 
   [[nodiscard]] int zone_index(ValueId v) const;
   [[nodiscard]] int capacity_type_index(ValueId v) const;
   int add_zone(ValueId v);
   int add_capacity_type(ValueId v);
+  int add_reservation(const catalog::Offering& o);
 };
 
 // Zone bitmask and capacity-type bitmask allowed by a requirement set.
@@ -154,6 +159,7 @@ struct OfferingInfo
   std::uint8_t zone = 0;
   std::uint8_t capacity_type = 0;
   bool available = true; // catalog flag and the solve's availability predicate
+  std::int32_t reservation = -1; // OfferingSpace::reservations index of a reserved offering
 };
 
 // An instance type of a pool, interned.

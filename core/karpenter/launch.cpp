@@ -46,7 +46,8 @@ class OfferingGate
 public:
   OfferingGate(const model::Requirements& requirements, const OfferingAvailable& available)
       : m_zone(requirements.find(model::labels::k_zone)),
-        m_capacity_type(requirements.find(model::labels::k_capacity_type)), m_available(available)
+        m_capacity_type(requirements.find(model::labels::k_capacity_type)),
+        m_reservation(requirements.find(model::labels::k_capacity_reservation_id)), m_available(available)
   {
   }
 
@@ -58,7 +59,8 @@ public:
   [[nodiscard]] bool usable(const catalog::InstanceType& it, const catalog::Offering& o, CapacityType ct) const
   {
     return o.available && (m_zone == nullptr || m_zone->has(o.zone)) && allows(o.capacity_type, ct)
-           && (!m_available || m_available(it.name, o.zone, o.capacity_type));
+           && (m_reservation == nullptr || o.reservation_id.empty() || m_reservation->has(o.reservation_id))
+           && (!m_available || m_available(it, o));
   }
 
 private:
@@ -79,6 +81,7 @@ private:
 
   const model::Requirement* m_zone;
   const model::Requirement* m_capacity_type;
+  const model::Requirement* m_reservation; // a NodeClaim's reserved offerings (FinalizeScheduling)
   const OfferingAvailable& m_available;
   mutable std::array<std::int8_t, 3> m_allows{-1, -1, -1}; // per known capacity type, -1 unknown
 };
@@ -153,11 +156,12 @@ std::string min_values_error_of(const std::vector<Candidate>& cands, const model
 bool offering_usable(const catalog::InstanceType& it, const catalog::Offering& o, const model::Requirements& requirements,
                      const OfferingAvailable& available)
 {
-  if (!o.available || (available && !available(it.name, o.zone, o.capacity_type))) {
+  if (!o.available || (available && !available(it, o))) {
     return false;
   }
   return req_allows(requirements, model::labels::k_zone, o.zone)
-         && req_allows(requirements, model::labels::k_capacity_type, o.capacity_type);
+         && req_allows(requirements, model::labels::k_capacity_type, o.capacity_type)
+         && (o.reservation_id.empty() || req_allows(requirements, model::labels::k_capacity_reservation_id, o.reservation_id));
 }
 
 
@@ -290,7 +294,8 @@ LaunchDecision decide_launch(const model::Requirements& reqs, const model::Resou
   if (cands.empty()) {
     return ice("all requested instance types were unavailable during launch");
   }
-  // (Capacity-reservation and capacity-block filters: capsim has no reservation ids.)
+  // (The capacity-reservation-type and capacity-block filters: capsim's reservations are all
+  // of the default type.)
   // ExoticInstanceTypeFilter.
   if (!has_min_values) {
     const auto accelerators = accelerator_ids();
@@ -413,8 +418,11 @@ LaunchDecision decide_launch(const model::Requirements& reqs, const model::Resou
         continue;
       }
       const auto* o = options[k].o;
+      // (Each capacity reservation is an override of its own.)
       const bool seen = std::any_of(overrides.begin() + static_cast<std::ptrdiff_t>(first_of_type), overrides.end(),
-                                    [&](const Override& ov) { return ov.o->zone == o->zone; });
+                                    [&](const Override& ov) {
+                                      return ov.o->zone == o->zone && ov.o->reservation_id == o->reservation_id;
+                                    });
       if (!seen) {
         overrides.push_back({c.it, o});
       }
@@ -426,9 +434,16 @@ LaunchDecision decide_launch(const model::Requirements& reqs, const model::Resou
   // The fleet's order: spot price-capacity-optimized as the lowest interruption band, then price;
   // on-demand lowest price. Ties keep the overrides' order.
   const auto band = [](const catalog::Offering* o) { return o->interruption_band ? *o->interruption_band : 1000; };
+  const auto left = [&](const catalog::Offering* o) {
+    const auto& used = launch_options.reservation_used;
+    return o->reservation_capacity - (used ? used(o->reservation_id) : 0);
+  };
   std::stable_sort(overrides.begin(), overrides.end(), [&](const Override& a, const Override& b) {
     if (chosen == CapacityType::spot && band(a.o) != band(b.o)) {
       return band(a.o) < band(b.o);
+    }
+    if (chosen == CapacityType::reserved && a.o->price_per_hour == b.o->price_per_hour) {
+      return left(a.o) > left(b.o); // the reservation with the most instances left
     }
     return a.o->price_per_hour < b.o->price_per_hour;
   });
@@ -442,6 +457,7 @@ LaunchDecision decide_launch(const model::Requirements& reqs, const model::Resou
   d.zone = best->o->zone;
   d.capacity_type = ct;
   d.price_per_hour = best->o->price_per_hour;
+  d.reservation_id = best->o->reservation_id;
   return d;
 }
 

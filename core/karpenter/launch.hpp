@@ -7,6 +7,7 @@
 #include "core/sim/controller.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -28,6 +29,9 @@ struct LaunchOptions
   // and then decisions that ask it are not remembered.
   std::uint64_t availability_version = 0;
   LaunchMemo* memo = nullptr; // optional: decisions remembered across calls (same results)
+  // Instances in use per capacity reservation (with the memo unset): among reservations of one
+  // type and zone the fleet goes to the one with the most instances left (ReservedOfferingFilter).
+  std::function<std::int32_t(std::string_view reservation_id)> reservation_used;
 };
 
 struct LaunchDecision
@@ -37,6 +41,7 @@ struct LaunchDecision
   std::string zone;
   std::string capacity_type;
   double price_per_hour = 0;
+  std::string reservation_id; // reserved: the capacity reservation
   // The instance types sent to CreateFleet (after filters and truncation), cheapest first.
   std::vector<const catalog::InstanceType*> candidates;
   std::string error; // InsufficientCapacityError text when !ok

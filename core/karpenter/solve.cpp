@@ -962,9 +962,7 @@ bool SolveCache::Impl::prepare_pools(const SolveInput& input, std::vector<PoolTy
     auto& pt = pool_types(i, inputs[i]);
     const auto& pred = input.offering_available;
     if (pred) {
-      pt.refresh_availability(input.availability_version, [&](const catalog::InstanceType& it, const catalog::Offering& o) {
-        return pred(it.name, o.zone, o.capacity_type);
-      });
+      pt.refresh_availability(input.availability_version, pred);
     } else {
       pt.refresh_availability(1, [](const catalog::InstanceType&, const catalog::Offering&) { return true; });
     }
@@ -1209,6 +1207,7 @@ struct Claim
   std::vector<cluster::PodIndex> pods;
   std::vector<std::vector<std::int32_t>> group_ports; // per DS group
   bool min_values_relaxed = false;
+  std::vector<std::int32_t> reserved; // capacity reservations held (OfferingSpace index, sorted)
 };
 
 // Per-solve topology facts about a pod spec.
@@ -1430,6 +1429,12 @@ private:
   std::string min_values_check(const Template& t, const TypeSet& options, const ReqSet& reqs,
                                std::vector<std::pair<KeyId, int>>* achieved) const;
   void commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPlan& plan);
+  // Capacity reservations (ReservationManager): what each reservation has left this solve.
+  void prepare_reservations();
+  // offeringsToReserve for a NodeClaim holding `held` and narrowed by `plan`: the reservations
+  // of its options' available compatible reserved offerings that it holds or that have an
+  // instance left, into m_to_reserve. False on a reserved-offering error (strict mode only).
+  [[nodiscard]] bool reservations_for(const Template& t, const std::vector<std::int32_t>& held, const AddPlan& plan);
   void update_within_limits(const Template& t, TemplateLimits& l);
   void sort_claim_after_add(std::size_t pos);
   model::Resources max_alloc(const Template& t, const TypeSet& options) const;
@@ -1510,6 +1515,14 @@ private:
     }
     return false;
   }
+
+  // Capacity reservations: whether any reserved offering has one, what each has left (less
+  // this solve's NodeClaims' holdings), the holdings of the attempt being planned, and whether
+  // the current pod failed on a reserved-offering error.
+  bool m_reservations = false;
+  std::vector<std::int32_t> m_reservation_left;
+  std::vector<std::int32_t> m_to_reserve;
+  bool m_reserved_error = false;
 
   // Scratch
   mutable AddPlan m_plan;
@@ -3834,6 +3847,20 @@ void Scheduler::commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPla
   c.requests += p.requests;
   apply_delta(c.reqs, plan.delta);
   c.min_values_relaxed = c.min_values_relaxed || plan.min_values_relaxed;
+  if (m_reservations) {
+    // Reserve the new holdings, then release those no longer compatible.
+    for (const auto r : m_to_reserve) {
+      if (!std::binary_search(c.reserved.begin(), c.reserved.end(), r)) {
+        --m_reservation_left[static_cast<std::size_t>(r)];
+      }
+    }
+    for (const auto r : c.reserved) {
+      if (!std::binary_search(m_to_reserve.begin(), m_to_reserve.end(), r)) {
+        ++m_reservation_left[static_cast<std::size_t>(r)];
+      }
+    }
+    c.reserved = m_to_reserve;
+  }
   if (options_changed || c.pods.size() == 1) {
     c.max_alloc = max_alloc(t, c.options);
   }
@@ -3846,6 +3873,45 @@ void Scheduler::commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPla
   if (p.topo != nullptr && p.topo->any) {
     record(p, v, t.pool->taints, c.reqs);
   }
+}
+
+void Scheduler::prepare_reservations()
+{
+  const auto& space = m_cache.space;
+  m_reservations = !space.reservations.empty();
+  m_reservation_left.assign(space.reservations.size(), 0);
+  for (std::size_t r = 0; r < space.reservations.size(); ++r) {
+    const std::int32_t used = m_input.reservation_used ? m_input.reservation_used(space.reservations[r]) : 0;
+    m_reservation_left[r] = std::max(0, space.reservation_capacity[r] - used);
+  }
+}
+
+bool Scheduler::reservations_for(const Template& t, const std::vector<std::int32_t>& held, const AddPlan& plan)
+{
+  m_to_reserve.clear();
+  bool compatible = false;
+  const auto& types = t.types->types();
+  plan.options.for_each([&](std::size_t i) {
+    for (const auto& o : types[i].offerings) {
+      if (o.reservation < 0 || !o.available || ((plan.filter.capacity_types >> o.capacity_type) & 1U) == 0
+          || ((plan.filter.zones >> o.zone) & 1U) == 0) {
+        continue;
+      }
+      compatible = true;
+      if (std::binary_search(held.begin(), held.end(), o.reservation)
+          || m_reservation_left[static_cast<std::size_t>(o.reservation)] > 0) {
+        m_to_reserve.push_back(o.reservation);
+      }
+    }
+  });
+  std::sort(m_to_reserve.begin(), m_to_reserve.end());
+  m_to_reserve.erase(std::unique(m_to_reserve.begin(), m_to_reserve.end()), m_to_reserve.end());
+  if (!m_input.options.strict_reservations || !m_to_reserve.empty()) {
+    return true;
+  }
+  // Strict: compatible reserved offerings that could not be reserved, or a NodeClaim whose
+  // reservations this pod's constraints would all remove.
+  return !compatible && held.empty();
 }
 
 bool Scheduler::add_to_inflight(QueuedPod& p, const PodVariant& v)
@@ -3867,6 +3933,9 @@ bool Scheduler::add_to_inflight(QueuedPod& p, const PodVariant& v)
       continue;
     }
     if (!filter_types(t, c.options, c.reqs, c.filter, total, &c.group_ports, p, false, plan, nullptr)) {
+      continue;
+    }
+    if (m_reservations && !reservations_for(t, c.reserved, plan)) {
       continue;
     }
     commit_claim(c, p, v, plan);
@@ -3954,6 +4023,14 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
       fail(e);
       continue;
     }
+    if (m_reservations && !reservations_for(t, {}, plan)) {
+      // A reserved offering could take the pod but none is left to reserve: no lower-weight
+      // NodePool may take it instead (addToNewNodeClaim), and it waits for the next round.
+      fail("one or more instance types with compatible reserved offerings are available, but could not be "
+           "reserved");
+      m_reserved_error = true;
+      break;
+    }
     // Success: create the NodeClaim (in a slot whose buffers an earlier solve left).
     if (m_claim_count == m_claims.size()) {
       m_claims.emplace_back();
@@ -3972,6 +4049,7 @@ bool Scheduler::add_to_new(QueuedPod& p, const PodVariant& v, std::string* err)
       created.group_ports[g] = t.groups[g].host_ports;
     }
     created.min_values_relaxed = false;
+    created.reserved.clear();
     commit_claim(created, p, v, plan);
     m_stopped = m_stopped || (m_zone_only && keeps_spot(ti, created.options, created.filter));
     // Insert into the pod-count order after every claim with at most one pod.
@@ -4081,10 +4159,16 @@ bool Scheduler::try_schedule(QueuedPod& p, std::string& err)
     const bool last = variant(*p.data, k + 1, m_in) == nullptr;
     const PodVariant* v = variant(*p.data, k, m_in);
     CAPSIM_CHECK(v != nullptr, "solve: missing pod variant");
-    if (add(p, *v, last ? &err : nullptr)) {
+    m_reserved_error = false;
+    // (With reservations every attempt says why it failed: a reserved-offering error ends the
+    // pod's attempts early.)
+    if (add(p, *v, last || m_reservations ? &err : nullptr)) {
       m_plain_prefix = m_plain_prefix && k == 0;
       ++m_version;
       return true;
+    }
+    if (m_reserved_error) {
+      return false; // trySchedule does not relax a pod that failed on a reserved-offering error
     }
     if (last) {
       return false;
@@ -4130,7 +4214,14 @@ void Scheduler::finalize(SolveResult& out)
     // TruncateInstanceTypes: order by the cheapest available compatible offering (ties keep
     // catalog order), keep the first max_instance_types, re-check minValues.
     const auto max_types = static_cast<std::size_t>(std::max(0, m_input.options.max_instance_types));
-    const auto& cheapest = t.types->cheapest_members(c.filter, c.options, max_types);
+    // (A NodeClaim holding reservations is ordered by its reserved offerings: Truncate runs on the
+    // requirements FinalizeScheduling pinned to them.)
+    OfferingFilter order = c.filter;
+    if (!c.reserved.empty()) {
+      const int reserved = m_cache.space.capacity_type_index(m_in.value(model::k_capacity_reserved));
+      order.capacity_types = reserved >= 0 ? std::uint32_t{1} << static_cast<unsigned>(reserved) : 0;
+    }
+    const auto& cheapest = t.types->cheapest_members(order, c.options, max_types);
     const std::vector<std::uint32_t>& priced = cheapest.order;
     // The truncated set is read by the minValues check and the instance-type requirement only.
     const TypeSet& truncated = cheapest.set;
@@ -4180,7 +4271,21 @@ void Scheduler::finalize(SolveResult& out)
         break; // every capacity type the claim allows is already there
       }
     }
-    if (cts != 0) {
+    if (!c.reserved.empty()) {
+      // FinalizeScheduling: a NodeClaim holding reservations launches into one of them
+      // (capacity-type In [reserved], reservation-id In [held]).
+      Req ct_req;
+      ct_req.key = m_in.k_capacity_type;
+      ct_req.values.push_back(m_in.value(model::k_capacity_reserved));
+      c.reqs.set(ct_req);
+      Req id_req;
+      id_req.key = m_in.key(model::labels::k_capacity_reservation_id);
+      for (const auto r : c.reserved) {
+        id_req.values.push_back(m_in.value(m_cache.space.reservations[static_cast<std::size_t>(r)]));
+      }
+      std::sort(id_req.values.begin(), id_req.values.end());
+      c.reqs.set(id_req);
+    } else if (cts != 0) {
       Req ct_req;
       ct_req.key = m_in.k_capacity_type;
       for (std::size_t i = 0; i < m_cache.space.capacity_types.size(); ++i) {
@@ -4244,6 +4349,11 @@ SolveResult Scheduler::run()
 {
   CAPSIM_CHECK(m_input.cluster != nullptr, "solve: no cluster");
   prepare_pools();
+  prepare_reservations();
+  // (Its early stops assume a NodeClaim that may launch spot does: one holding a reservation
+  // launches reserved.)
+  CAPSIM_CHECK(!m_reservations || !m_input.options.stop_on_delete_veto,
+               "solve: stop_on_delete_veto with capacity reservations");
   if (m_input.options.stop_on_delete_veto) {
     const bool holds = veto_still_holds();
     if (holds) {

@@ -28,10 +28,10 @@ namespace capsim::karpenter {
 // Same input => same output, byte for byte: every place where upstream iterates a Go map
 // or uses an unstable sort has a documented total-order tie-break here (see solve.cpp).
 
-// Whether (instance type, zone, capacity type) can be launched now: the unavailable-offerings
-// (ICE) cache. nullptr means every offering the catalog marks available is available.
-using OfferingAvailable =
-    std::function<bool(std::string_view instance_type, std::string_view zone, std::string_view capacity_type)>;
+// Whether an offering of an instance type can be launched now: not in the unavailable-offerings
+// (ICE) cache and, for a reserved offering, with an instance left in its capacity reservation.
+// nullptr means every offering the catalog marks available is available.
+using OfferingAvailable = std::function<bool(const catalog::InstanceType& type, const catalog::Offering& offering)>;
 
 // One NodePool as the scheduler sees it: the spec plus cloudProvider.GetInstanceTypes(np).
 struct NodePoolInput
@@ -97,6 +97,11 @@ struct SolveOptions
   // existing nodes) is remembered in the SolveCache and answers later solves of that candidate
   // while the reason provably holds (docs/architecture.md).
   bool stop_on_delete_veto = false;
+  // ReservedOfferingModeStrict (the provisioner's DisableReservedCapacityFallback): a pod whose
+  // NodeClaim could use a reserved offering but finds none left to reserve fails with a
+  // reserved-offering error, is not relaxed and may not go to a lower-weight NodePool; it waits
+  // for the next round. Disruption simulations fall back (ReservedOfferingModeFallback).
+  bool strict_reservations = false;
 };
 
 class SolveCache;
@@ -123,6 +128,10 @@ struct SolveInput
   // limits minus the capacity of its existing nodes.
   std::vector<Limits> remaining_limits;
   OfferingAvailable offering_available;
+  // Instances in use per capacity reservation (nodes running or launching in it); nullptr when
+  // the catalog has no reservations (set it whenever it has: SolveOptions::stop_on_delete_veto
+  // is then refused). A reservation has its offering's reservation_capacity minus this left to reserve.
+  std::function<std::int32_t(std::string_view reservation_id)> reservation_used;
   // Version of offering_available's answers (sim::Actuator::availability_version); when
   // non-zero and unchanged since the cache last looked, availability is not re-evaluated.
   std::uint64_t availability_version = 0;

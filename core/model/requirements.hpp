@@ -119,6 +119,9 @@ inline constexpr std::string_view k_instance_memory = "karpenter.k8s.aws/instanc
 inline constexpr std::string_view k_instance_gpu_count = "karpenter.k8s.aws/instance-gpu-count";
 inline constexpr std::string_view k_instance_gpu_name = "karpenter.k8s.aws/instance-gpu-name";
 inline constexpr std::string_view k_do_not_disrupt = "karpenter.sh/do-not-disrupt";
+// The capacity reservation a reserved node runs in (aws:pkg/apis/v1 LabelCapacityReservationID,
+// Karpenter's cloudprovider.ReservationIDLabel).
+inline constexpr std::string_view k_capacity_reservation_id = "karpenter.k8s.aws/capacity-reservation-id";
 } // namespace labels
 
 inline constexpr std::string_view k_capacity_spot = "spot";

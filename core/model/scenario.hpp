@@ -156,6 +156,7 @@ struct ScenarioEvent
   std::string node_pool;
   Duration duration = 0; // "for"
   std::string workload;  // ScaleWorkload target
+  std::string workload_namespace; // ScaleWorkload: empty scales the workloads of that name in every namespace
   std::int32_t replicas = 0;
   SourceLocation location;
 };

@@ -244,7 +244,7 @@ std::optional<Command> KarpenterPreview::multi_node(std::vector<Candidate> cands
     }
   }
   const std::size_t max = std::min(disruptable.size(), karpenter::k_multi_node_max_candidates);
-  const karpenter::OfferingAvailable available = [](std::string_view, std::string_view, std::string_view) {
+  const karpenter::OfferingAvailable available = [](const catalog::InstanceType&, const catalog::Offering&) {
     return true;
   };
   return karpenter::first_n_consolidation(context(), disruptable, max, available);

@@ -28,6 +28,7 @@ struct LaunchRequest
   std::string zone;
   std::string capacity_type;
   double price_per_hour = 0;
+  std::string reservation_id; // reserved: the capacity reservation launched into
   model::Labels labels; // node labels beyond the instance type's own (pool labels, ...)
   std::vector<model::Taint> taints;
   std::vector<model::Taint> startup_taints; // removed at initialization
@@ -73,9 +74,22 @@ public:
   [[nodiscard]] virtual bool offering_available(std::string_view instance_type, std::string_view zone,
                                                 std::string_view capacity_type) const = 0;
 
-  // Changes whenever the answers of offering_available may have changed (an offering marked
-  // unavailable, or a mark expired); 0 = unknown, callers must re-ask. Lets Karpenter's solve
-  // skip re-checking every offering of every pool on each simulation.
+  // Instances running (or launching) in a capacity reservation: a reserved offering has
+  // `reservation_capacity` minus this available, as DescribeCapacityReservations' available
+  // count goes down on each launch into the reservation and up when the instance terminates.
+  [[nodiscard]] virtual std::int32_t reservation_used(std::string_view /*reservation_id*/) const { return 0; }
+
+  // offering_available, and for a reserved offering an instance left in its reservation.
+  [[nodiscard]] bool offering_launchable(const catalog::InstanceType& type, const catalog::Offering& o) const
+  {
+    return offering_available(type.name, o.zone, o.capacity_type)
+           && (o.reservation_id.empty() || reservation_used(o.reservation_id) < o.reservation_capacity);
+  }
+
+  // Changes whenever the answers of offering_launchable may have changed (an offering marked
+  // unavailable, a mark expired, a reservation filled up or had room again); 0 = unknown,
+  // callers must re-ask. Lets Karpenter's solve skip re-checking every offering of every pool
+  // on each simulation.
   [[nodiscard]] virtual std::uint64_t availability_version() const { return 0; }
 
   // True when offering_available answers true for every offering now (nothing is marked): a

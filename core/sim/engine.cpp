@@ -43,7 +43,16 @@ bool selector_matches(const model::EventSelector& s, const cluster::NodeState& n
 
 } // namespace
 
-Engine::Engine(const EngineInput& input) : m_input(input) {}
+Engine::Engine(const EngineInput& input) : m_input(input)
+{
+  if (input.catalog != nullptr) {
+    for (const auto& t : input.catalog->instance_types()) {
+      for (const auto& o : t.offerings) {
+        m_has_reservations = m_has_reservations || !o.reservation_id.empty();
+      }
+    }
+  }
+}
 
 void Engine::account_node(const cluster::NodeState& node, int sign)
 {
@@ -54,6 +63,33 @@ void Engine::account_node(const cluster::NodeState& node, int sign)
   m_sums.mem_req += sign * node.requested.memory();
   m_sums.price_rate += sign * node.price_per_hour;
   m_peak_nodes = std::max(m_peak_nodes, m_sums.nodes);
+  if (node.capacity_type == model::k_capacity_reserved) {
+    count_reservation(node, sign);
+  }
+}
+
+void Engine::count_reservation(const cluster::NodeState& node, int sign)
+{
+  const auto label = node.labels.find(std::string(model::labels::k_capacity_reservation_id));
+  if (label == node.labels.end() || node.instance_type == nullptr) {
+    return;
+  }
+  const auto& id = label->second;
+  const auto offering = std::find_if(node.instance_type->offerings.begin(), node.instance_type->offerings.end(),
+                                     [&](const catalog::Offering& o) { return o.reservation_id == id; });
+  const std::int32_t capacity = offering == node.instance_type->offerings.end() ? 0 : offering->reservation_capacity;
+  auto& used = m_reservation_used[id];
+  const bool full_before = used >= capacity;
+  used += sign;
+  if (full_before != (used >= capacity)) {
+    ++m_unavailable_changes; // the reservation's offering changed availability
+  }
+}
+
+std::int32_t Engine::reservation_used(std::string_view reservation_id) const
+{
+  const auto it = m_reservation_used.find(reservation_id);
+  return it == m_reservation_used.end() ? 0 : it->second;
 }
 
 std::string Engine::pool_name_for(cluster::NodeOwner owner, std::uint32_t pool) const
@@ -154,6 +190,7 @@ cluster::NodeIndex Engine::launch(const LaunchRequest& request)
   const catalog::InstanceType* chosen = request.instance_type;
   std::string_view zone = request.zone;
   double price = request.price_per_hour;
+  std::string_view reservation = request.reservation_id;
   const auto no_capacity = [&](const catalog::InstanceType& type, std::string_view z) {
     if (!ice_active(type.name, z, request.capacity_type)) {
       return false;
@@ -165,16 +202,27 @@ cluster::NodeIndex Engine::launch(const LaunchRequest& request)
             0});
     return true;
   };
-  if (no_capacity(*chosen, zone)) {
+  // A capacity reservation with no instance left refuses the launch (ReservationCapacityExceeded).
+  const auto reservation_full = [&](const catalog::InstanceType& type, std::string_view id) {
+    if (id.empty()) {
+      return false;
+    }
+    const auto o = std::find_if(type.offerings.begin(), type.offerings.end(),
+                                [&](const catalog::Offering& x) { return x.reservation_id == id; });
+    return o == type.offerings.end() || reservation_used(id) >= o->reservation_capacity;
+  };
+  if (reservation_full(*chosen, reservation) || no_capacity(*chosen, zone)) {
     chosen = nullptr;
     for (const auto& ov : request.fallbacks) {
       if (!offering_available(ov.instance_type->name, ov.offering->zone, request.capacity_type)
+          || reservation_full(*ov.instance_type, ov.offering->reservation_id)
           || no_capacity(*ov.instance_type, ov.offering->zone)) {
         continue;
       }
       chosen = ov.instance_type;
       zone = ov.offering->zone;
       price = ov.offering->price_per_hour;
+      reservation = ov.offering->reservation_id;
       break;
     }
     if (chosen == nullptr) {
@@ -195,6 +243,9 @@ cluster::NodeIndex Engine::launch(const LaunchRequest& request)
   }
   n.labels[std::string(model::labels::k_zone)] = std::string(zone);
   n.labels[std::string(model::labels::k_capacity_type)] = request.capacity_type;
+  if (!reservation.empty()) {
+    n.labels[std::string(model::labels::k_capacity_reservation_id)] = std::string(reservation);
+  }
   n.labels[std::string(model::labels::k_hostname)] = n.name;
   n.taints = request.taints;
   n.taints.insert(n.taints.end(), request.startup_taints.begin(), request.startup_taints.end());
@@ -312,7 +363,9 @@ bool Engine::offering_available(std::string_view instance_type, std::string_view
 
 bool Engine::all_offerings_available() const
 {
-  return std::none_of(m_unavailable.begin(), m_unavailable.end(), [this](const Unavailable& u) { return u.until > m_now; });
+  // With capacity reservations every launch asks offering_launchable (a reservation may be full).
+  return !m_has_reservations
+         && std::none_of(m_unavailable.begin(), m_unavailable.end(), [this](const Unavailable& u) { return u.until > m_now; });
 }
 
 std::uint64_t Engine::availability_version() const

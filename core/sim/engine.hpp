@@ -65,6 +65,7 @@ public:
   [[nodiscard]] bool offering_available(std::string_view instance_type, std::string_view zone,
                                         std::string_view capacity_type) const override;
   [[nodiscard]] std::uint64_t availability_version() const override;
+  [[nodiscard]] std::int32_t reservation_used(std::string_view reservation_id) const override;
   [[nodiscard]] bool all_offerings_available() const override;
   void record(report::Decision decision) override;
   [[nodiscard]] bool records_decisions() const override { return m_input.explain; }
@@ -134,6 +135,10 @@ private:
   };
   std::vector<Unavailable> m_unavailable;
   std::uint64_t m_unavailable_changes = 0; // bumped on every mark and expiry
+  // Instances per capacity reservation (alive nodes labelled with it); whether the catalog has
+  // any reserved offering with a reservation.
+  std::map<std::string, std::int32_t, std::less<>> m_reservation_used;
+  bool m_has_reservations = false;
   // InsufficientCapacity windows from scenario events.
   struct IceWindow
   {
@@ -154,6 +159,7 @@ private:
     double price_rate = 0;
   } m_sums;
   void account_node(const cluster::NodeState& node, int sign);
+  void count_reservation(const cluster::NodeState& node, int sign);
 
   // Integrals (value x milliseconds).
   long double m_node_ms = 0;

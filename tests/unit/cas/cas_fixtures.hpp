@@ -48,7 +48,7 @@ inline catalog::InstanceType make_type(const std::string& name, std::int32_t vcp
   t.overhead[model::k_cpu] = 100;
   t.overhead[model::k_memory] = 512 * k_mib;
   for (const auto& z : k_zones) {
-    t.offerings.push_back({z, "on-demand", od_price, std::nullopt, true, false});
+    t.offerings.push_back({z, "on-demand", od_price, std::nullopt, true, false, {}, 0});
   }
   if (spot.empty()) {
     for (const auto& z : k_zones) {
@@ -56,7 +56,7 @@ inline catalog::InstanceType make_type(const std::string& name, std::int32_t vcp
     }
   }
   for (const auto& s : spot) {
-    t.offerings.push_back({s.zone, "spot", s.price, s.band, true, false});
+    t.offerings.push_back({s.zone, "spot", s.price, s.band, true, false, {}, 0});
   }
   catalog::finalize_requirements(t);
   return t;

@@ -884,6 +884,46 @@ spec:
                 "t.yaml:8:10: error: 'Catalog.spec.zones' lists 65 zones (capsim supports up to 64 per region)");
 }
 
+TEST_CASE("scenario: an inline Catalog's reserved offerings are capacity reservations", "[io][catalog][reserved]")
+{
+  const std::string head = k_scenario + "---\napiVersion: capsim/v1\nkind: Catalog\nspec:\n  instanceTypes:\n"
+                                        "    - name: t\n      capacity: {cpu: \"1\", memory: 1Gi}\n      offerings:\n";
+  const auto s = parse(head + R"(        - {zone: z1, capacityType: on-demand, price: 1}
+        - {zone: z1, capacityType: reserved, price: 0.0000001, reservationId: cr-1, reservationCapacity: 3}
+        - {zone: z1, capacityType: reserved, price: 0.0000001, reservationId: cr-2, reservationCapacity: 0}
+)");
+  REQUIRE(s.inline_catalog.has_value());
+  const auto& offerings = s.inline_catalog->instance_types.at(0).offerings;
+  REQUIRE(offerings.size() == 3);
+  CHECK(offerings[0].reservation_id.empty());
+  CHECK(offerings[1].reservation_id == "cr-1");
+  CHECK(offerings[1].reservation_capacity == 3);
+  CHECK(offerings[2].reservation_id == "cr-2");
+  CHECK(offerings[2].reservation_capacity == 0);
+  CHECK(s.inline_catalog->instance_types.at(0).requirements.get("karpenter.sh/capacity-type").values
+        == std::vector<std::string>{"on-demand", "reserved"});
+
+  REQUIRE_ERROR(head + "        - {zone: z1, capacityType: reserved, price: 1}\n",
+                "t.yaml:12:11: error: 'Catalog.spec.instanceTypes[t].offerings': a reserved offering needs "
+                "'reservationId' and 'reservationCapacity' (the instances the capacity reservation has available)");
+  REQUIRE_ERROR(head + "        - {zone: z1, capacityType: on-demand, price: 1, reservationId: cr-1}\n",
+                "t.yaml:12:72: error: 'Catalog.spec.instanceTypes[t].offerings': reservationId and reservationCapacity "
+                "only apply to reserved offerings");
+  REQUIRE_ERROR(head + "        - {zone: z1, capacityType: reserved, price: 1, reservationId: cr-1, "
+                       "reservationCapacity: -1}\n",
+                "t.yaml:12:98: error: '-1' is out of range for 'Catalog.spec.instanceTypes[t].offerings."
+                "reservationCapacity' (expected 0..1000000)");
+  REQUIRE_ERROR(head + R"(        - {zone: z1, capacityType: reserved, price: 1, reservationId: cr-1, reservationCapacity: 1}
+        - {zone: z2, capacityType: reserved, price: 1, reservationId: cr-1, reservationCapacity: 1}
+)",
+                "t.yaml:13:71: error: 'Catalog.spec.instanceTypes[t].offerings': capacity reservation 'cr-1' is for t in "
+                "z1 already (a reservation holds one instance type in one zone)");
+  REQUIRE_ERROR(head + R"(        - {zone: z1, capacityType: reserved, price: 1, reservationId: cr-1, reservationCapacity: 1}
+        - {zone: z1, capacityType: reserved, price: 1, reservationId: cr-1, reservationCapacity: 1}
+)",
+                "t.yaml:13:11: error: 'Catalog.spec.instanceTypes[t].offerings': reserved in z1 for cr-1 is listed twice");
+}
+
 TEST_CASE("scenario: workload section: traces, generators and events", "[io][scenario]")
 {
   const auto dir = std::string(CAPSIM_SOURCE_DIR) + "/scenarios";

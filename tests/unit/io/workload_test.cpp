@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace capsim;
 
@@ -376,6 +377,55 @@ spec:
     names.push_back(fmt::format("{}@{}-{}", p.name, p.arrival / k_hour, p.departure < 0 ? -1 : p.departure / k_hour));
   }
   CHECK(names == std::vector<std::string>{"db-0@0--1", "db-1@0-1", "db-2@0-1", "db-1@2--1"});
+}
+
+TEST_CASE("workload: a ScaleWorkload event with a namespace scales only that namespace's workload",
+          "[io][workload][events]")
+{
+  const std::string deployment = R"(---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: NS}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+)";
+  const auto with_events = [&](const std::string& events) {
+    std::string text = "apiVersion: capsim/v1\nkind: Scenario\nspec:\n  duration: 2h\n  events:\n" + events;
+    for (const std::string ns : {"blue", "green"}) {
+      std::string doc = deployment;
+      doc.replace(doc.find("NS"), 2, ns);
+      text += doc;
+    }
+    return io::parse_scenario(text, "w.yaml");
+  };
+  const auto live_by_namespace = [](const std::vector<model::Pod>& pods, SimTime t) {
+    std::map<std::string, int> out;
+    for (const auto& p : pods) {
+      if (p.arrival <= t && (p.departure < 0 || p.departure > t)) {
+        ++out[p.spec->namespace_];
+      }
+    }
+    return out;
+  };
+  const auto scoped = io::expand_workload(
+      with_events("    - {at: 1h, kind: ScaleWorkload, workload: api, namespace: green, replicas: 5}\n"));
+  CHECK(live_by_namespace(scoped, 90 * k_minute) == std::map<std::string, int>{{"blue", 2}, {"green", 5}});
+  const auto unscoped =
+      io::expand_workload(with_events("    - {at: 1h, kind: ScaleWorkload, workload: api, replicas: 5}\n"));
+  CHECK(live_by_namespace(unscoped, 90 * k_minute) == std::map<std::string, int>{{"blue", 5}, {"green", 5}});
+
+  try {
+    (void)with_events("    - {at: 1h, kind: ScaleWorkload, workload: api, namespace: red, replicas: 5}\n");
+    FAIL("a namespace without that workload was accepted");
+  } catch (const InputError& e) {
+    CHECK(format_diagnostic(e.diagnostics().at(0))
+          == "w.yaml:6:7: error: ScaleWorkload event: workload 'api' of namespace 'red' is not a Deployment, "
+             "StatefulSet or ReplicaSet in the scenario");
+  }
 }
 
 TEST_CASE("workload: a ScaleWorkload event must name a Deployment, StatefulSet or ReplicaSet", "[io][workload][events]")

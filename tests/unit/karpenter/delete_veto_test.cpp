@@ -1403,7 +1403,7 @@ TEST_CASE("remembered_stop_holds: the pools a pass prepared are prepared again w
   for (auto& p : in.node_pools) {
     p.revision = 1;
   }
-  in.offering_available = [](std::string_view, std::string_view, std::string_view) { return true; };
+  in.offering_available = [](const catalog::InstanceType&, const catalog::Offering&) { return true; };
   in.availability_version = 1;
   const auto& node = env.cluster.node(candidate);
   SolveInput early = in; // the solve that stops, remembering it for these pools
@@ -1411,7 +1411,7 @@ TEST_CASE("remembered_stop_holds: the pools a pass prepared are prepared again w
   CHECK(solve(early).stopped);
   CHECK(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
   CHECK(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
-  in.offering_available = [](std::string_view, std::string_view, std::string_view ct) { return ct != "spot"; };
+  in.offering_available = [](const catalog::InstanceType&, const catalog::Offering& o) { return o.capacity_type != "spot"; };
   in.availability_version = 2;
   CHECK_FALSE(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
   SolveInput full = in;

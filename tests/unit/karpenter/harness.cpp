@@ -204,6 +204,14 @@ SolveInput Env::input() const
   }
   in.daemon_sets = daemon_sets;
   in.offering_available = available;
+  if (has_reservations()) {
+    // The cloud provider's reserved offerings: available while their reservation has room.
+    in.offering_available = [this](const catalog::InstanceType& t, const catalog::Offering& o) {
+      return (!available || available(t, o))
+             && (o.reservation_id.empty() || reservation_used(o.reservation_id) < o.reservation_capacity);
+    };
+    in.reservation_used = [this](std::string_view id) { return reservation_used(id); };
+  }
   in.options = options;
   in.cache = const_cast<SolveCache*>(&cache);
   return in;
@@ -212,9 +220,12 @@ SolveInput Env::input() const
 Env::Round Env::provision(const std::vector<cluster::PodIndex>& bind_pods)
 {
   Round round;
-  round.result = solve(input());
+  SolveInput in = input();
+  in.options.strict_reservations = true; // the provisioner's DisableReservedCapacityFallback
+  round.result = solve(in);
   LaunchOptions lo = launch;
-  lo.offering_available = available;
+  lo.offering_available = in.offering_available;
+  lo.reservation_used = in.reservation_used;
   for (const auto& claim : round.result.claims) {
     auto d = choose_launch(claim, lo);
     cluster::NodeIndex created = cluster::k_none;
@@ -227,6 +238,9 @@ Env::Round Env::provision(const std::vector<cluster::PodIndex>& bind_pods)
       n.labels[std::string(model::labels::k_capacity_type)] = d.capacity_type;
       for (const auto& [k, v] : claim.labels) {
         n.labels[k] = v;
+      }
+      if (!d.reservation_id.empty()) {
+        n.labels[std::string(model::labels::k_capacity_reservation_id)] = d.reservation_id;
       }
       n.labels["karpenter.sh/registered"] = "true";
       n.zone = d.zone;
@@ -253,6 +267,25 @@ Env::Round Env::provision(const std::vector<cluster::PodIndex>& bind_pods)
     }
   }
   return round;
+}
+
+bool Env::has_reservations() const
+{
+  return std::any_of(types.begin(), types.end(), [](const catalog::InstanceType& t) {
+    return std::any_of(t.offerings.begin(), t.offerings.end(),
+                       [](const catalog::Offering& o) { return !o.reservation_id.empty(); });
+  });
+}
+
+std::int32_t Env::reservation_used(std::string_view id) const
+{
+  std::int32_t used = 0;
+  for (const auto n : cluster.alive_node_indices()) {
+    const auto& labels = cluster.node(n).labels;
+    const auto it = labels.find(std::string(model::labels::k_capacity_reservation_id));
+    used += it != labels.end() && it->second == id ? 1 : 0;
+  }
+  return used;
 }
 
 const cluster::NodeState& Env::node_of(cluster::PodIndex p) const

@@ -122,6 +122,10 @@ public:
   [[nodiscard]] std::vector<int> skew(const std::string& key, const model::LabelSelector& selector,
                                       const std::string& ns = "default") const;
   [[nodiscard]] std::size_t node_count() const { return cluster.alive_nodes(); }
+  // Capacity reservations: whether a type has a reserved offering in one, and the nodes in one
+  // (as the provider's available count goes down on each launch into it).
+  [[nodiscard]] bool has_reservations() const;
+  [[nodiscard]] std::int32_t reservation_used(std::string_view id) const;
 
 private:
   int m_pod_seq = 0;

@@ -1026,12 +1026,12 @@ TEST_CASE("launch falls back to on-demand when spot offerings are unavailable (I
   reqs.add(req(k_ct, Operator::in, {"spot", "on-demand"}));
   reqs.add(req(k_zone, Operator::in, {"test-zone-2", "test-zone-3"}));
   LaunchOptions opts;
-  opts.offering_available = [](std::string_view, std::string_view, std::string_view ct) { return ct != "spot"; };
+  opts.offering_available = [](const catalog::InstanceType&, const catalog::Offering& o) { return o.capacity_type != "spot"; };
   const auto d = choose_launch(reqs, {}, {&a}, opts);
   REQUIRE(d.ok);
   CHECK(d.capacity_type == "on-demand");
   CHECK(d.zone == "test-zone-2");
-  opts.offering_available = [](std::string_view, std::string_view, std::string_view) { return false; };
+  opts.offering_available = [](const catalog::InstanceType&, const catalog::Offering&) { return false; };
   const auto none = choose_launch(reqs, {}, {&a}, opts);
   CHECK_FALSE(none.ok);
   CHECK_THAT(none.error, Catch::Contains("insufficient capacity"));
@@ -1079,8 +1079,8 @@ TEST_CASE("a LaunchMemo answers exactly as a fresh launch decision", "[karpenter
   reqs[2].add(req(k_zone, Operator::in, {"test-zone-2"}));
   // Availability changes with its version: version v makes spot in zone (v % 3) unavailable.
   std::uint64_t version = 1;
-  const auto available = [&version](std::string_view, std::string_view zone, std::string_view ct) {
-    return !(ct == "spot" && static_cast<std::uint64_t>(zone.back() - '1') == version % 3);
+  const auto available = [&version](const catalog::InstanceType&, const catalog::Offering& o) {
+    return !(o.capacity_type == "spot" && static_cast<std::uint64_t>(o.zone.back() - '1') == version % 3);
   };
   LaunchMemo memo;
   Rng rng(7);
@@ -1132,7 +1132,7 @@ TEST_CASE("solve skips offerings the ICE cache marks unavailable", "[karpenter][
 {
   Env env;
   env.node_pool().requirements.add(req(k_ct, Operator::in, {"spot"}));
-  env.available = [](std::string_view, std::string_view zone, std::string_view) { return zone != "test-zone-1"; };
+  env.available = [](const catalog::InstanceType&, const catalog::Offering& o) { return o.zone != "test-zone-1"; };
   const auto pod = env.pod();
   env.provision(pod);
   REQUIRE(env.scheduled(pod));
