@@ -1,8 +1,11 @@
 #include "core/catalog/aws_allocatable.hpp"
 
 #include "core/base/diagnostics.hpp"
+#include "core/base/quantity.hpp"
+#include "core/catalog/instance_type.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace capsim::catalog {
@@ -130,6 +133,107 @@ AwsResources aws_instance_resources(const AwsInstanceSpec& spec, const AwsModelO
   const std::int64_t reserved_pods = aws_pods(spec, AwsModelOptions{});
   out.overhead = aws_kube_reserved(cpu_millis, reserved_pods) + aws_eviction_threshold(options.ephemeral_storage);
   return out;
+}
+
+bool NodeClassSettings::is_default() const
+{
+  return (ami_family.empty() || ami_family == "AL2023" || ami_family == "AL2") && !max_pods && !pods_per_core
+         && kube_reserved.empty() && system_reserved.empty() && eviction_hard.empty()
+         && (!ephemeral_storage || *ephemeral_storage == k_default_ephemeral_storage);
+}
+
+namespace {
+
+bool is_windows(const std::string& family)
+{
+  return family.rfind("Windows", 0) == 0;
+}
+
+// A kubeReserved / systemReserved quantity (the reader checked it; 0 if not).
+std::int64_t reserved_amount(const std::string& resource, const std::string& value)
+{
+  const auto q = resource == "cpu" ? parse_quantity_milli(value) : parse_quantity(value);
+  return q ? *q : 0;
+}
+
+// computeEvictionSignal: a percentage of capacity (ceil; 100% disables the threshold), or a
+// quantity.
+std::int64_t eviction_signal(std::int64_t capacity, const std::string& value)
+{
+  if (!value.empty() && value.back() == '%') {
+    double pct = 0;
+    std::from_chars(value.data(), value.data() + value.size() - 1, pct);
+    if (pct == 100) {
+      pct = 0;
+    }
+    return static_cast<std::int64_t>(std::ceil(static_cast<double>(capacity) / 100 * pct));
+  }
+  const auto q = parse_quantity(value);
+  return q ? *q : 0;
+}
+
+// kubeReserved / systemReserved keys onto resources (pid is not a resource capsim tracks).
+void assign_reserved(model::Resources& r, const std::map<std::string, std::string>& overrides)
+{
+  for (const auto& [resource, value] : overrides) {
+    if (resource == "cpu") {
+      r[model::k_cpu] = reserved_amount(resource, value);
+    } else if (resource == "memory") {
+      r[model::k_memory] = reserved_amount(resource, value);
+    } else if (resource == "ephemeral-storage") {
+      r[model::k_ephemeral_storage] = reserved_amount(resource, value);
+    }
+  }
+}
+
+} // namespace
+
+InstanceType apply_node_class(const InstanceType& base, const NodeClassSettings& settings)
+{
+  InstanceType t = base;
+  if (!base.aws_model || settings.is_default()) {
+    return t;
+  }
+  const std::string& family = settings.ami_family;
+  const bool windows = is_windows(family);
+  const bool bottlerocket = family == "Bottlerocket";
+  const std::int64_t cpu = base.capacity.cpu();
+  const std::int64_t eni_pods = base.capacity.pods(); // the AL2023 default: ENI-limited
+  std::int64_t pods = settings.max_pods ? *settings.max_pods : (windows ? k_default_max_pods : eni_pods);
+  if (settings.pods_per_core && *settings.pods_per_core > 0 && !bottlerocket) {
+    pods = std::min(pods, *settings.pods_per_core * (cpu / 1000));
+  }
+  const bool storage = base.capacity[model::k_ephemeral_storage] != 0;
+  // (An inline type keeps the ephemeral storage it lists unless the class sizes the volume.)
+  const std::int64_t ephemeral = settings.ephemeral_storage ? *settings.ephemeral_storage
+                                 : windows                  ? 50 * k_gib
+                                                            : base.capacity[model::k_ephemeral_storage];
+  t.capacity[model::k_pods] = pods;
+  if (storage) {
+    t.capacity[model::k_ephemeral_storage] = ephemeral;
+  }
+  // UsesENILimitedMemoryOverhead: AL2, AL2023 and Custom size kube-reserved memory from the
+  // ENI-limited pods whatever maxPods says; Bottlerocket and Windows from the pods.
+  model::Resources kube = aws_kube_reserved(cpu, bottlerocket || windows ? pods : eni_pods);
+  if (!storage) {
+    kube[model::k_ephemeral_storage] = 0;
+  }
+  assign_reserved(kube, settings.kube_reserved);
+  model::Resources system;
+  assign_reserved(system, settings.system_reserved);
+  model::Resources eviction;
+  eviction[model::k_memory] = k_eviction_memory;
+  if (storage) {
+    eviction[model::k_ephemeral_storage] = aws_eviction_threshold(ephemeral)[model::k_ephemeral_storage];
+  }
+  if (const auto it = settings.eviction_hard.find("memory.available"); it != settings.eviction_hard.end()) {
+    eviction[model::k_memory] = eviction_signal(base.capacity.memory(), it->second);
+  }
+  if (const auto it = settings.eviction_hard.find("nodefs.available"); it != settings.eviction_hard.end() && storage) {
+    eviction[model::k_ephemeral_storage] = eviction_signal(ephemeral, it->second);
+  }
+  t.overhead = kube + system + eviction;
+  return t;
 }
 
 } // namespace capsim::catalog

@@ -4,6 +4,7 @@
 #include "core/model/resources.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -126,6 +127,39 @@ struct AwsResources
 // memory 993Mi (893Mi kube-reserved + 100Mi eviction), ephemeral-storage 3Gi.
 [[nodiscard]] model::Resources aws_overhead(std::int64_t cpu_millis, std::int64_t memory_bytes, std::int64_t pods,
                                             std::int64_t ephemeral_storage = k_default_ephemeral_storage);
+
+// The EC2NodeClass settings that change an instance type's capacity and overhead
+// (aws:pkg/providers/instancetype/types.go NewInstanceType). Quantities as Kubernetes writes
+// them; the scenario reader has checked them.
+struct NodeClassSettings
+{
+  std::string ami_family; // AL2, AL2023 (""), Bottlerocket, Windows2019/2022/2025, Custom
+  std::optional<std::int64_t> max_pods;
+  std::optional<std::int64_t> pods_per_core;
+  std::map<std::string, std::string> kube_reserved;   // cpu, memory, ephemeral-storage, pid
+  std::map<std::string, std::string> system_reserved; // the same
+  std::map<std::string, std::string> eviction_hard;   // memory.available, nodefs.available, ...
+  std::optional<std::int64_t> ephemeral_storage;      // the root (ephemeral) volume's size, bytes
+
+  // Settings that leave every type as the catalog's AL2023 defaults built it.
+  [[nodiscard]] bool is_default() const;
+};
+
+struct InstanceType;
+
+// `base` (built with the AL2023 defaults: its pods are the ENI-limited count, its ephemeral
+// storage the default 20Gi volume) as a NodeClass with `settings` launches it:
+//   pods       = maxPods, else ENI-limited (110 for Windows), capped at podsPerCore x vCPU
+//                (not on Bottlerocket);
+//   ephemeral  = the root volume, else 20Gi (Windows 50Gi);
+//   kube-reserved = the defaults (memory from the ENI-limited pods on AL2/AL2023/Custom, from
+//                pods on Bottlerocket and Windows), each kubeReserved key replacing its default;
+//   system-reserved = systemReserved;
+//   eviction   = memory 100Mi and 10% of ephemeral, evictionHard's memory.available and
+//                nodefs.available replacing them (a percentage of capacity; 100% disables).
+// A type whose overhead the catalog was given explicitly (not InstanceType::aws_model) is
+// returned unchanged, as Karpenter's fake provider ignores the kubelet settings.
+[[nodiscard]] InstanceType apply_node_class(const InstanceType& base, const NodeClassSettings& settings);
 
 // Capacity and overhead of an EC2 instance type, as Karpenter computes them. Capacity lists
 // cpu, memory, pods, ephemeral-storage and every non-zero extended resource (nvidia.com/gpu,

@@ -44,6 +44,10 @@ struct InstanceType
   std::string arch;
   std::int32_t gpu_count = 0;
   bool exotic = false; // metal size or GPU/accelerator: Karpenter's exotic filter
+  // Capacity and overhead follow the AWS formulas with the AL2023 defaults (the embedded and
+  // imported catalogs, inline types without `overhead`): an EC2NodeClass's kubelet settings
+  // apply to it (catalog::apply_node_class).
+  bool aws_model = false;
   // Well-known label keys this type does not have, which Karpenter's instance type
   // requirements state as DoesNotExist (e.g. instance-gpu-name on a CPU-only type), so that
   // `instance-gpu-count Gt 0` excludes it. Sorted.

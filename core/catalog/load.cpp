@@ -762,6 +762,7 @@ InstanceType aws_instance_type(const AwsInstanceSpec& spec, std::string_view reg
   const AwsResources res = aws_instance_resources(spec);
   it.capacity = res.capacity;
   it.overhead = res.overhead;
+  it.aws_model = true;
   it.vcpu = static_cast<std::int32_t>(spec.vcpu);
   it.memory_mib = spec.memory_mib;
   it.arch = spec.arch;

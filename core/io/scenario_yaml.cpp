@@ -1241,7 +1241,10 @@ void ScenarioParser::read_node_class(const Doc& d)
       }
     }
     if (const auto bdm = child(spec, "blockDeviceMappings"); present(bdm) && m_r.expect_sequence(bdm, w + ".spec.blockDeviceMappings")) {
-      const std::string root_device = nc.ami_family == "Bottlerocket" ? "/dev/xvdb" : "/dev/xvda";
+      // The AMI family's ephemeral block device (EphemeralBlockDevice).
+      const std::string root_device = nc.ami_family == "Bottlerocket"        ? "/dev/xvdb"
+                                      : nc.ami_family.rfind("Windows", 0) == 0 ? "/dev/sda1"
+                                                                               : "/dev/xvda";
       for (const auto& m : bdm) {
         if (!m.IsMap()) {
           continue;
@@ -1925,6 +1928,7 @@ void ScenarioParser::read_catalog(const Doc& d)
       }
     } else {
       it.overhead = catalog::aws_overhead(it.capacity.cpu(), it.capacity.memory(), it.capacity.pods());
+      it.aws_model = true;
       if (it.capacity[model::k_ephemeral_storage] == 0) {
         it.overhead[model::k_ephemeral_storage] = 0;
       }

@@ -24,22 +24,20 @@ Duration nomination_window(const model::KarpenterSettings& settings)
 
 KarpenterController::KarpenterController(const model::Scenario& scenario, const catalog::Catalog& catalog,
                                          std::uint64_t seed)
-  : m_scenario(scenario), m_catalog(catalog), m_seed(seed), m_cache(std::make_unique<SolveCache>())
+  : m_scenario(scenario), m_catalog(catalog), m_node_class_types(scenario, catalog), m_seed(seed),
+    m_cache(std::make_unique<SolveCache>())
 {
+  for (const auto& t : catalog.instance_types()) {
+    for (const auto& o : t.offerings) {
+      m_reservations = m_reservations || !o.reservation_id.empty();
+    }
+  }
   for (std::uint32_t i = 0; i < scenario.node_pools.size(); ++i) {
     NodePoolInput in;
     in.pool = &scenario.node_pools[i];
     in.index = i;
     in.revision = 1; // the scenario's NodePools do not change during a run
-    std::vector<const catalog::InstanceType*> types;
-    types.reserve(catalog.instance_types().size());
-    for (const auto& t : catalog.instance_types()) {
-      types.push_back(&t);
-      for (const auto& o : t.offerings) {
-        m_reservations = m_reservations || !o.reservation_id.empty();
-      }
-    }
-    in.instance_types = make_type_list(std::move(types));
+    in.instance_types = make_type_list(m_node_class_types.types_for(scenario.node_pools[i].node_class_ref));
     m_pools.push_back(std::move(in));
   }
   for (const auto& ds : scenario.daemon_sets) {
@@ -50,6 +48,19 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
 }
 
 KarpenterController::~KarpenterController() = default;
+
+const catalog::InstanceType* KarpenterController::instance_type_for(const cluster::NodeState& node) const
+{
+  if (node.owner != NodeOwner::node_pool || node.pool >= m_scenario.node_pools.size() || node.instance_type == nullptr) {
+    return nullptr;
+  }
+  return m_node_class_types.find(m_scenario.node_pools[node.pool].node_class_ref, node.instance_type->name);
+}
+
+const std::vector<const catalog::InstanceType*>* KarpenterController::pool_instance_types(std::uint32_t pool) const
+{
+  return pool < m_pools.size() ? &m_pools[pool].types() : nullptr;
+}
 
 SimTime KarpenterController::nominated_until(NodeIndex node) const
 {

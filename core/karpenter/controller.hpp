@@ -5,6 +5,7 @@
 #include "core/karpenter/solve.hpp"
 #include "core/model/scenario.hpp"
 #include "core/sim/controller.hpp"
+#include "core/sim/node_class_types.hpp"
 
 #include <functional>
 #include <memory>
@@ -31,6 +32,8 @@ public:
   // and acts on the NodeClaims of NodePools.
   [[nodiscard]] Duration interruption_lead_time() const override;
   [[nodiscard]] bool handles_interruption(const cluster::NodeState& node) const override;
+  [[nodiscard]] const catalog::InstanceType* instance_type_for(const cluster::NodeState& node) const override;
+  [[nodiscard]] const std::vector<const catalog::InstanceType*>* pool_instance_types(std::uint32_t pool) const override;
 
   // The NodePools as Solve sees them (instance types filtered to each pool's requirements).
   [[nodiscard]] const std::vector<NodePoolInput>& node_pools() const { return m_pools; }
@@ -75,6 +78,7 @@ private:
 
   const model::Scenario& m_scenario;
   const catalog::Catalog& m_catalog;
+  sim::NodeClassTypes m_node_class_types; // the NodePools' instance types, per EC2NodeClass
   std::uint64_t m_seed;
   std::vector<NodePoolInput> m_pools;
   std::vector<model::PodSpecPtr> m_daemon_sets;

@@ -4,6 +4,7 @@
 #include "core/scheduling/filters.hpp"
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 namespace capsim::sim {
@@ -58,7 +59,7 @@ std::vector<model::PodSpecPtr> distinct_specs(const std::vector<model::Pod>& wor
 }
 
 BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Catalog& catalog, std::string_view engine,
-                             const std::vector<model::PodSpecPtr>& specs)
+                             const std::vector<model::PodSpecPtr>& specs, const PoolTypes& pool_types)
 {
   BoundModel m;
   // Candidate (type, offering, pool labels, taints) tuples.
@@ -71,20 +72,26 @@ BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Cat
   };
   std::vector<Candidate> candidates;
   if (engine == "karpenter") {
-    for (const auto& pool : scenario.node_pools) {
+    std::vector<const catalog::InstanceType*> all;
+    for (const auto& type : catalog.instance_types()) {
+      all.push_back(&type);
+    }
+    for (std::uint32_t i = 0; i < scenario.node_pools.size(); ++i) {
+      const auto& pool = scenario.node_pools[i];
       model::Requirements reqs = pool.requirements;
       for (const auto& [k, v] : pool.template_labels) {
         reqs.add(model::Requirement::make(k, model::Operator::in, {v}));
       }
-      for (const auto& type : catalog.instance_types()) {
-        if (!type.requirements.intersects(reqs).empty()) {
+      const auto* types = pool_types ? pool_types(i) : nullptr;
+      for (const auto* type : types != nullptr ? *types : all) {
+        if (!type->requirements.intersects(reqs).empty()) {
           continue;
         }
         model::Labels labels = pool.template_labels;
         labels[std::string(model::labels::k_nodepool)] = pool.name;
-        for (const auto& o : type.offerings) {
+        for (const auto& o : type->offerings) {
           if (o.available && requirements_allow(reqs, o)) {
-            candidates.push_back({&type, &o, labels, pool.taints});
+            candidates.push_back({type, &o, labels, pool.taints});
           }
         }
       }
@@ -107,29 +114,33 @@ BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Cat
       }
     }
   }
-  // One column per (type, price): the cheapest offering each class may use decides which.
-  std::map<std::pair<std::string, double>, std::size_t> column_of;
+  // One column per (type, price): the cheapest offering each class may use decides which. A type
+  // is its name and allocatable (NodePools of different EC2NodeClasses build one name apart).
+  using TypeKey = std::pair<std::string, std::array<std::int64_t, model::k_max_resources>>;
+  const auto key_of = [](const catalog::InstanceType& t) { return TypeKey{t.name, t.allocatable().v}; };
+  std::map<std::pair<TypeKey, double>, std::size_t> column_of;
   for (const auto& spec : specs) {
     // Per type, the cheapest offering this spec accepts.
-    std::map<std::string, std::pair<double, const catalog::InstanceType*>> best;
+    std::map<TypeKey, std::pair<double, const catalog::InstanceType*>> best;
     for (const auto& c : candidates) {
       const cluster::NodeState node = hypothetical_node(*c.type, c.labels, c.taints, *c.offering);
       if (!pod_accepts(*spec, node)) {
         continue;
       }
-      auto it = best.find(c.type->name);
+      const auto key = key_of(*c.type);
+      auto it = best.find(key);
       if (it == best.end() || c.offering->price_per_hour < it->second.first) {
-        best[c.type->name] = {c.offering->price_per_hour, c.type};
+        best[key] = {c.offering->price_per_hour, c.type};
       }
     }
     report::DemandClass cls;
     cls.name = spec->template_name;
-    for (const auto& [name, price_type] : best) {
-      const auto key = std::make_pair(name, price_type.first);
+    for (const auto& [type_key, price_type] : best) {
+      const auto key = std::make_pair(type_key, price_type.first);
       auto it = column_of.find(key);
       if (it == column_of.end()) {
         it = column_of.emplace(key, m.problem.columns.size()).first;
-        m.problem.columns.push_back({name, price_type.first, price_type.second->allocatable()});
+        m.problem.columns.push_back({type_key.first, price_type.first, price_type.second->allocatable()});
       }
       cls.columns.push_back(it->second);
     }

@@ -4,6 +4,7 @@
 #include "core/model/scenario.hpp"
 #include "core/report/lower_bound.hpp"
 
+#include <functional>
 #include <map>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,12 @@ struct BoundModel
 
 // engine: "karpenter" (NodePools) or "cluster-autoscaler" (NodeGroups). Static nodes are not
 // columns: the bound covers what the autoscaler could buy.
+// `pool_types(i)`: the instance types NodePool i may launch (as its EC2NodeClass builds them),
+// or nullptr for the catalog's.
+using PoolTypes = std::function<const std::vector<const catalog::InstanceType*>*(std::uint32_t pool)>;
 [[nodiscard]] BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Catalog& catalog,
-                                           std::string_view engine, const std::vector<model::PodSpecPtr>& specs);
+                                           std::string_view engine, const std::vector<model::PodSpecPtr>& specs,
+                                           const PoolTypes& pool_types = {});
 
 // Distinct PodSpecs of a workload, in first-seen order.
 [[nodiscard]] std::vector<model::PodSpecPtr> distinct_specs(const std::vector<model::Pod>& workload);

@@ -131,6 +131,20 @@ public:
     return interruption_lead_time() > 0;
   }
 
+  // The instance type a node of the controller's pool is, as its pool builds it (Karpenter: for
+  // the NodePool's EC2NodeClass); nullptr to keep the catalog's.
+  [[nodiscard]] virtual const catalog::InstanceType* instance_type_for(const cluster::NodeState& /*node*/) const
+  {
+    return nullptr;
+  }
+
+  // The instance types the controller may launch for its pool `pool` (Karpenter: NodePool
+  // index); nullptr for the catalog's types.
+  [[nodiscard]] virtual const std::vector<const catalog::InstanceType*>* pool_instance_types(std::uint32_t /*pool*/) const
+  {
+    return nullptr;
+  }
+
   // Called when the engine has finished, to let the controller add engine-specific warnings.
   virtual void finish(report::EngineResult& /*result*/) {}
 };

@@ -71,19 +71,13 @@ void Engine::account_node(const cluster::NodeState& node, int sign)
 void Engine::count_reservation(const cluster::NodeState& node, int sign)
 {
   const auto label = node.labels.find(std::string(model::labels::k_capacity_reservation_id));
-  if (label == node.labels.end() || node.instance_type == nullptr) {
+  if (label == node.labels.end()) {
     return;
   }
-  const auto& id = label->second;
-  const auto offering = std::find_if(node.instance_type->offerings.begin(), node.instance_type->offerings.end(),
-                                     [&](const catalog::Offering& o) { return o.reservation_id == id; });
-  const std::int32_t capacity = offering == node.instance_type->offerings.end() ? 0 : offering->reservation_capacity;
-  auto& used = m_reservation_used[id];
-  const bool full_before = used >= capacity;
-  used += sign;
-  if (full_before != (used >= capacity)) {
-    ++m_unavailable_changes; // the reservation's offering changed availability
-  }
+  m_reservation_used[label->second] += sign;
+  // The reservation's offering may have changed availability (its capacity is the offering's,
+  // which the NodePool's instance types carry, not necessarily the node's catalog type).
+  ++m_unavailable_changes;
 }
 
 std::int32_t Engine::reservation_used(std::string_view reservation_id) const
@@ -167,6 +161,14 @@ void Engine::add_initial_state()
     }
     if (n.pool == k_none && n.owner != NodeOwner::static_node) {
       n.owner = NodeOwner::static_node;
+    }
+    // The type as its pool builds it (a NodePool's EC2NodeClass settings), unless the node says
+    // what it has.
+    if (const auto* t = m_controller != nullptr ? m_controller->instance_type_for(n) : nullptr; t != nullptr) {
+      n.instance_type = t;
+      if (!in.allocatable) {
+        n.allocatable = t->allocatable();
+      }
     }
     const NodeIndex idx = m_cluster.add_node(std::move(n));
     apply_daemon_overhead(idx);
@@ -906,7 +908,8 @@ report::EngineResult Engine::run(Controller& controller)
   const auto& workload = *m_input.workload;
   {
     const auto specs = distinct_specs(workload);
-    auto bound = build_bound_model(*m_input.scenario, *m_input.catalog, controller.name(), specs);
+    auto bound = build_bound_model(*m_input.scenario, *m_input.catalog, controller.name(), specs,
+                                   [&](std::uint32_t pool) { return controller.pool_instance_types(pool); });
     m_pod_class.reserve(workload.size());
     for (const auto& p : workload) {
       auto it = p.spec ? bound.class_of.find(p.spec.get()) : bound.class_of.end();

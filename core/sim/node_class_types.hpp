@@ -1,0 +1,42 @@
+#pragma once
+
+#include "core/catalog/aws_allocatable.hpp"
+#include "core/catalog/catalog.hpp"
+#include "core/model/scenario.hpp"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace capsim::sim {
+
+// Karpenter's instance types per EC2NodeClass: cloudProvider.GetInstanceTypes(nodePool) builds
+// each type for the NodePool's EC2NodeClass, so its kubelet settings (maxPods, podsPerCore,
+// kubeReserved, systemReserved, evictionHard), AMI family and root volume change the types'
+// pods, ephemeral storage and overhead (catalog::apply_node_class). A class that changes
+// nothing, or a NodePool whose class is not in the stream, gets the catalog's own types.
+class NodeClassTypes
+{
+public:
+  NodeClassTypes(const model::Scenario& scenario, const catalog::Catalog& catalog);
+  NodeClassTypes(const NodeClassTypes&) = delete;
+  NodeClassTypes& operator=(const NodeClassTypes&) = delete;
+
+  // The types offered to NodePools of `node_class` (catalog order); they live as long as this.
+  [[nodiscard]] const std::vector<const catalog::InstanceType*>& types_for(std::string_view node_class) const;
+  // The type named `name` as NodePools of `node_class` launch it; nullptr when unknown.
+  [[nodiscard]] const catalog::InstanceType* find(std::string_view node_class, std::string_view name) const;
+
+private:
+  const catalog::Catalog& m_source;
+  std::vector<const catalog::InstanceType*> m_catalog;
+  // Per class that changes something: its types (never resized after construction) and their list.
+  std::map<std::string, std::vector<catalog::InstanceType>, std::less<>> m_derived;
+  std::map<std::string, std::vector<const catalog::InstanceType*>, std::less<>> m_lists;
+};
+
+// The settings of an EC2NodeClass that change its instance types.
+[[nodiscard]] catalog::NodeClassSettings node_class_settings(const model::NodeClass& node_class);
+
+} // namespace capsim::sim
