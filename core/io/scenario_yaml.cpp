@@ -5,6 +5,7 @@
 #include "core/base/text.hpp"
 #include "core/catalog/aws_allocatable.hpp"
 #include "core/catalog/catalog.hpp"
+#include "core/io/capacity_reservations.hpp"
 #include "core/io/files.hpp"
 #include "core/io/pod_template.hpp"
 #include "core/io/set_override.hpp"
@@ -314,8 +315,8 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
 {
   auto& st = m_s.settings;
   if (!m_r.check_fields(spec, "Scenario.spec",
-                        {"region", "zones", "duration", "startTime", "seed", "catalog", "engines", "workload",
-                         "events", "karpenter", "clusterAutoscaler", "spot", "pricing"})) {
+                        {"region", "zones", "duration", "startTime", "seed", "catalog", "capacityReservations", "engines",
+                         "workload", "events", "karpenter", "clusterAutoscaler", "spot", "pricing"})) {
     return;
   }
   if (const auto n = child(spec, "region"); present(n)) {
@@ -351,6 +352,20 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
   if (const auto n = child(spec, "seed"); present(n)) {
     if (auto v = m_r.integer(n, "spec.seed", 0, std::numeric_limits<std::int64_t>::max())) {
       st.seed = static_cast<std::uint64_t>(*v);
+    }
+  }
+  if (const auto n = child(spec, "capacityReservations"); present(n)) {
+    // `aws ec2 describe-capacity-reservations` output, read now so that its errors come with the
+    // scenario's.
+    if (auto v = m_r.string(n, "spec.capacityReservations"); v && !v->empty()) {
+      const std::string path = resolve_relative(m_source, *v);
+      try {
+        m_s.capacity_reservations = parse_capacity_reservations(read_text_file(path, m_r.location(n)), path);
+      } catch (const InputError& e) {
+        for (const auto& d : e.diagnostics()) {
+          m_r.error(d.location, d.message);
+        }
+      }
     }
   }
   if (const auto n = child(spec, "catalog"); present(n)) {
@@ -1157,9 +1172,10 @@ void ScenarioParser::read_node_class(const Doc& d)
   nc.location = m_r.location(d.root);
   const auto spec = child(d.root, "spec");
   if (present(spec)
-      && m_r.check_fields(spec, w + ".spec", {"amiFamily", "amiSelectorTerms", "kubelet", "blockDeviceMappings"},
-                          {"subnetSelectorTerms", "securityGroupSelectorTerms", "capacityReservationSelectorTerms",
-                           "role", "instanceProfile", "tags", "instanceStorePolicy", "userData", "detailedMonitoring",
+      && m_r.check_fields(spec, w + ".spec",
+                          {"amiFamily", "amiSelectorTerms", "kubelet", "blockDeviceMappings",
+                           "capacityReservationSelectorTerms"},
+                          {"subnetSelectorTerms", "securityGroupSelectorTerms", "role", "instanceProfile", "tags", "instanceStorePolicy", "userData", "detailedMonitoring",
                            "associatePublicIPAddress", "metadataOptions", "context", "ipPrefixCount"},
                           Strictness::lenient)) {
     if (const auto n = child(spec, "amiFamily"); present(n)) {
@@ -1238,6 +1254,36 @@ void ScenarioParser::read_node_class(const Doc& d)
             m_r.error(at, fmt::format("'{}.evictionHard.{}': {}", kw, signal, q.error()));
           }
         }
+      }
+    }
+    if (const auto terms = child(spec, "capacityReservationSelectorTerms");
+        present(terms) && m_r.expect_sequence(terms, w + ".spec.capacityReservationSelectorTerms")) {
+      const std::string tw = w + ".spec.capacityReservationSelectorTerms";
+      for (const auto& t : terms) {
+        if (!m_r.check_fields(t, tw, {"id", "ownerID", "tags", "instanceMatchCriteria"})) {
+          continue;
+        }
+        model::CapacityReservationTerm term;
+        if (const auto n = child(t, "id"); present(n)) {
+          term.id = m_r.string(n, tw + ".id").value_or("");
+        }
+        if (const auto n = child(t, "ownerID"); present(n)) {
+          term.owner_id = m_r.string(n, tw + ".ownerID").value_or("");
+        }
+        if (const auto n = child(t, "instanceMatchCriteria"); present(n)) {
+          term.instance_match_criteria = m_r.choice(n, tw + ".instanceMatchCriteria", {"open", "targeted"}).value_or("");
+        }
+        term.tags = m_r.string_map(child(t, "tags"), tw + ".tags");
+        // The CRD's rules: a term names an id, tags or instanceMatchCriteria; an id stands alone.
+        if (term.id.empty() && term.tags.empty() && term.instance_match_criteria.empty()) {
+          m_r.error(t, fmt::format("'{}': a term needs 'id', 'tags' or 'instanceMatchCriteria'", tw));
+          continue;
+        }
+        if (!term.id.empty() && (!term.owner_id.empty() || !term.tags.empty() || !term.instance_match_criteria.empty())) {
+          m_r.error(t, fmt::format("'{}': 'id' excludes the term's other fields", tw));
+          continue;
+        }
+        nc.capacity_reservation_terms.push_back(std::move(term));
       }
     }
     if (const auto bdm = child(spec, "blockDeviceMappings"); present(bdm) && m_r.expect_sequence(bdm, w + ".spec.blockDeviceMappings")) {

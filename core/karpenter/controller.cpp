@@ -27,17 +27,17 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
   : m_scenario(scenario), m_catalog(catalog), m_node_class_types(scenario, catalog), m_seed(seed),
     m_cache(std::make_unique<SolveCache>())
 {
-  for (const auto& t : catalog.instance_types()) {
-    for (const auto& o : t.offerings) {
-      m_reservations = m_reservations || !o.reservation_id.empty();
-    }
-  }
   for (std::uint32_t i = 0; i < scenario.node_pools.size(); ++i) {
     NodePoolInput in;
     in.pool = &scenario.node_pools[i];
     in.index = i;
     in.revision = 1; // the scenario's NodePools do not change during a run
     in.instance_types = make_type_list(m_node_class_types.types_for(scenario.node_pools[i].node_class_ref));
+    for (const auto* t : *in.instance_types) {
+      for (const auto& o : t->offerings) {
+        m_reservations = m_reservations || !o.reservation_id.empty();
+      }
+    }
     m_pools.push_back(std::move(in));
   }
   for (const auto& ds : scenario.daemon_sets) {

@@ -82,6 +82,31 @@ struct Workload
 
 // A karpenter.k8s.aws/v1 EC2NodeClass: only what changes node capacity (kubelet settings and
 // the root volume). Unset values keep Karpenter's defaults.
+// An EC2NodeClass capacityReservationSelectorTerms entry: `id` alone, or any of owner, tags
+// (value "*" = the key exists) and instance match criteria, all of which must match.
+struct CapacityReservationTerm
+{
+  std::string id;
+  std::string owner_id;
+  std::map<std::string, std::string> tags;
+  std::string instance_match_criteria; // open | targeted
+};
+
+// One capacity reservation of `aws ec2 describe-capacity-reservations` output.
+struct CapacityReservation
+{
+  std::string id;
+  std::string instance_type;
+  std::string zone;
+  std::string owner_id;
+  std::string state;                   // active, expired, cancelled, ...
+  std::string instance_match_criteria; // open | targeted
+  std::string reservation_type = "default"; // default | capacity-block
+  std::int32_t available = 0;               // AvailableInstanceCount
+  std::map<std::string, std::string> tags;
+  SourceLocation location;
+};
+
 struct NodeClass
 {
   std::string name;
@@ -92,6 +117,7 @@ struct NodeClass
   std::map<std::string, std::string> system_reserved; // spec.kubelet.systemReserved
   std::map<std::string, std::string> eviction_hard;   // signal (memory.available, ...) -> quantity or %
   std::optional<std::int64_t> root_volume_bytes;      // blockDeviceMappings root volume size
+  std::vector<CapacityReservationTerm> capacity_reservation_terms; // ORed
   SourceLocation location;
 };
 
@@ -273,6 +299,8 @@ struct Scenario
   std::vector<ScenarioEvent> events;
   std::optional<InlineCatalog> inline_catalog;
   std::vector<NodeClass> node_classes;
+  // spec.capacityReservations: the reservations EC2NodeClasses may select.
+  std::vector<CapacityReservation> capacity_reservations;
   // Documents read per kind ("NodePool" -> 2), for summaries such as `capsim validate`.
   std::map<std::string, std::int32_t> kind_counts;
   // Templates by name (Deployments, Jobs, ... and bare Pods) for traces and generators.

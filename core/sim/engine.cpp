@@ -43,12 +43,24 @@ bool selector_matches(const model::EventSelector& s, const cluster::NodeState& n
 
 } // namespace
 
-Engine::Engine(const EngineInput& input) : m_input(input)
+Engine::Engine(const EngineInput& input) : m_input(input) {}
+
+void Engine::find_reservations()
 {
-  if (input.catalog != nullptr) {
-    for (const auto& t : input.catalog->instance_types()) {
-      for (const auto& o : t.offerings) {
-        m_has_reservations = m_has_reservations || !o.reservation_id.empty();
+  const auto scan = [this](const catalog::InstanceType& t) {
+    for (const auto& o : t.offerings) {
+      m_has_reservations = m_has_reservations || !o.reservation_id.empty();
+    }
+  };
+  if (m_input.catalog != nullptr) {
+    for (const auto& t : m_input.catalog->instance_types()) {
+      scan(t);
+    }
+  }
+  for (std::uint32_t pool = 0; m_controller != nullptr && pool < m_input.scenario->node_pools.size(); ++pool) {
+    if (const auto* types = m_controller->pool_instance_types(pool)) {
+      for (const auto* t : *types) {
+        scan(*t);
       }
     }
   }
@@ -905,6 +917,7 @@ report::EngineResult Engine::run(Controller& controller)
 {
   m_controller = &controller;
   m_result.engine = std::string(controller.name());
+  find_reservations();
   const auto& workload = *m_input.workload;
   {
     const auto specs = distinct_specs(workload);

@@ -160,6 +160,7 @@ private:
   } m_sums;
   void account_node(const cluster::NodeState& node, int sign);
   void count_reservation(const cluster::NodeState& node, int sign);
+  void find_reservations(); // m_has_reservations, from the catalog and the controller's pools
 
   // Integrals (value x milliseconds).
   long double m_node_ms = 0;

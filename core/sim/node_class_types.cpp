@@ -1,5 +1,7 @@
 #include "core/sim/node_class_types.hpp"
 
+#include <algorithm>
+
 
 namespace capsim::sim {
 
@@ -16,21 +18,99 @@ catalog::NodeClassSettings node_class_settings(const model::NodeClass& node_clas
   return s;
 }
 
+bool selects(const std::vector<model::CapacityReservationTerm>& terms, const model::CapacityReservation& reservation)
+{
+  if (reservation.state != "active") {
+    return false;
+  }
+  return std::any_of(terms.begin(), terms.end(), [&](const model::CapacityReservationTerm& t) {
+    if (!t.id.empty()) {
+      return t.id == reservation.id;
+    }
+    if (!t.owner_id.empty() && t.owner_id != reservation.owner_id) {
+      return false;
+    }
+    if (!t.instance_match_criteria.empty() && t.instance_match_criteria != reservation.instance_match_criteria) {
+      return false;
+    }
+    return std::all_of(t.tags.begin(), t.tags.end(), [&](const auto& tag) {
+      const auto it = reservation.tags.find(tag.first);
+      return it != reservation.tags.end() && (tag.second == "*" || tag.second == it->second);
+    });
+  });
+}
+
+std::optional<catalog::Offering> reserved_offering(const catalog::InstanceType& type,
+                                                   const model::CapacityReservation& reservation, std::int32_t in_use)
+{
+  const catalog::Offering* in_zone = nullptr;
+  double on_demand = 0;
+  for (const auto& o : type.offerings) {
+    in_zone = in_zone != nullptr || o.zone != reservation.zone ? in_zone : &o;
+    if (o.capacity_type == model::k_capacity_on_demand && (on_demand == 0 || o.price_per_hour < on_demand)) {
+      on_demand = o.price_per_hour;
+    }
+  }
+  if (in_zone == nullptr) {
+    return std::nullopt;
+  }
+  catalog::Offering r;
+  r.zone = reservation.zone;
+  r.capacity_type = std::string(model::k_capacity_reserved);
+  r.price_per_hour = on_demand / 10'000'000.0;
+  r.reservation_id = reservation.id;
+  r.reservation_capacity = reservation.available + in_use;
+  return r;
+}
+
 NodeClassTypes::NodeClassTypes(const model::Scenario& scenario, const catalog::Catalog& catalog) : m_source(catalog)
 {
   m_catalog.reserve(catalog.instance_types().size());
   for (const auto& t : catalog.instance_types()) {
     m_catalog.push_back(&t);
   }
+  // Instances of each reservation the scenario's nodes hold at t=0 (not in its available count).
+  std::map<std::string, std::int32_t> in_use;
+  for (const auto& n : scenario.nodes) {
+    if (const auto it = n.labels.find(std::string(model::labels::k_capacity_reservation_id)); it != n.labels.end()) {
+      ++in_use[it->second];
+    }
+  }
   for (const auto& nc : scenario.node_classes) {
     const auto settings = node_class_settings(nc);
-    if (settings.is_default() || m_derived.contains(nc.name)) {
+    std::vector<const model::CapacityReservation*> selected;
+    for (const auto& r : scenario.capacity_reservations) {
+      if (selects(nc.capacity_reservation_terms, r)) {
+        selected.push_back(&r);
+      }
+    }
+    if ((settings.is_default() && selected.empty()) || m_derived.contains(nc.name)) {
       continue;
     }
     auto& types = m_derived[nc.name];
     types.reserve(catalog.instance_types().size());
     for (const auto& t : catalog.instance_types()) {
-      types.push_back(catalog::apply_node_class(t, settings));
+      auto& derived = types.emplace_back(catalog::apply_node_class(t, settings));
+      bool reserved = false;
+      for (const auto* r : selected) {
+        if (r->instance_type != t.name) {
+          continue;
+        }
+        const auto it = in_use.find(r->id);
+        if (auto o = reserved_offering(t, *r, it == in_use.end() ? 0 : it->second)) {
+          derived.offerings.push_back(std::move(*o));
+          reserved = true;
+        }
+      }
+      if (reserved) {
+        auto ct = derived.requirements.get(model::labels::k_capacity_type);
+        if (!ct.complement && !ct.has(model::k_capacity_reserved)) {
+          ct.values.emplace_back(model::k_capacity_reserved);
+          std::sort(ct.values.begin(), ct.values.end());
+          derived.requirements.erase(model::labels::k_capacity_type);
+          derived.requirements.add(ct);
+        }
+      }
     }
     auto& list = m_lists[nc.name];
     list.reserve(types.size());

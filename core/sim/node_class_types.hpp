@@ -5,6 +5,7 @@
 #include "core/model/scenario.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,8 +15,10 @@ namespace capsim::sim {
 // Karpenter's instance types per EC2NodeClass: cloudProvider.GetInstanceTypes(nodePool) builds
 // each type for the NodePool's EC2NodeClass, so its kubelet settings (maxPods, podsPerCore,
 // kubeReserved, systemReserved, evictionHard), AMI family and root volume change the types'
-// pods, ephemeral storage and overhead (catalog::apply_node_class). A class that changes
-// nothing, or a NodePool whose class is not in the stream, gets the catalog's own types.
+// pods, ephemeral storage and overhead (catalog::apply_node_class), and the capacity
+// reservations its capacityReservationSelectorTerms select become reserved offerings
+// (ReservedCapacityResolver). A class that changes nothing, or a NodePool whose class is not in
+// the stream, gets the catalog's own types.
 class NodeClassTypes
 {
 public:
@@ -38,5 +41,18 @@ private:
 
 // The settings of an EC2NodeClass that change its instance types.
 [[nodiscard]] catalog::NodeClassSettings node_class_settings(const model::NodeClass& node_class);
+
+// Whether selector terms select the reservation: DescribeCapacityReservations with each term's
+// filters (an id; or owner, tags and instance match criteria) and state=active; terms are ORed.
+[[nodiscard]] bool selects(const std::vector<model::CapacityReservationTerm>& terms,
+                           const model::CapacityReservation& reservation);
+
+// The reserved offering of `reservation` for `type`: in its zone, priced at the type's on-demand
+// price / 10,000,000 (Karpenter's "free but ordered" price), with `in_use` more instances than
+// the reservation has available (the scenario's own nodes in it at t=0). nullopt when the type
+// is not offered in that zone.
+[[nodiscard]] std::optional<catalog::Offering> reserved_offering(const catalog::InstanceType& type,
+                                                                 const model::CapacityReservation& reservation,
+                                                                 std::int32_t in_use);
 
 } // namespace capsim::sim
