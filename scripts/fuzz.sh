@@ -21,7 +21,7 @@ fi
 build=build/fuzz
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DCAPSIM_FUZZ=ON -DCAPSIM_BUILD_BENCH=OFF >/dev/null
-targets=(fuzz_scenario fuzz_trace_csv fuzz_trace_jsonl fuzz_trace_openb fuzz_trace_kubectl)
+targets=(fuzz_scenario fuzz_trace_csv fuzz_trace_jsonl fuzz_trace_openb fuzz_trace_kubectl fuzz_capacity_reservations)
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 
 status=0
@@ -42,6 +42,7 @@ for target in "${targets[@]}"; do
     fuzz_trace_jsonl) seeds=(tests/fuzz/seeds/jsonl); extra=() ;;
     fuzz_trace_openb) seeds=(tests/fuzz/seeds/openb); extra=() ;;
     fuzz_trace_kubectl) seeds=(tests/fuzz/seeds/kubectl); extra=() ;;
+    fuzz_capacity_reservations) seeds=(tests/fuzz/seeds/capacity-reservations); extra=() ;;
   esac
   log="$build/$target.log"
   if "$build/tests/fuzz/$target" "${budget[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
