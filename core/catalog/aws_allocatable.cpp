@@ -233,6 +233,21 @@ InstanceType apply_node_class(const InstanceType& base, const NodeClassSettings&
     eviction[model::k_ephemeral_storage] = eviction_signal(ephemeral, it->second);
   }
   t.overhead = kube + system + eviction;
+  if (windows) {
+    // getOS: Windows AMIs run amd64 types as windows (no OS for others), with the family's
+    // node.kubernetes.io/windows-build.
+    static const std::map<std::string, std::string> k_builds{
+        {"Windows2019", "10.0.17763"}, {"Windows2022", "10.0.20348"}, {"Windows2025", "10.0.26100"}};
+    t.labels[std::string(model::labels::k_os)] = "windows";
+    if (const auto b = k_builds.find(family); b != k_builds.end()) {
+      t.labels[std::string(model::labels::k_windows_build)] = b->second;
+    }
+    finalize_requirements(t);
+    if (base.arch != "amd64") {
+      t.requirements.erase(model::labels::k_os);
+      t.requirements.add(model::Requirement::make(std::string(model::labels::k_os), model::Operator::in, {}));
+    }
+  }
   return t;
 }
 

@@ -157,8 +157,10 @@ struct InstanceType;
 //   system-reserved = systemReserved;
 //   eviction   = memory 100Mi and 10% of ephemeral, evictionHard's memory.available and
 //                nodefs.available replacing them (a percentage of capacity; 100% disables).
-// A type whose overhead the catalog was given explicitly (not InstanceType::aws_model) is
-// returned unchanged, as Karpenter's fake provider ignores the kubelet settings.
+// On a Windows AMI family the type is kubernetes.io/os=windows with the family's
+// node.kubernetes.io/windows-build (arm64 types have no OS). A type whose overhead the catalog
+// was given explicitly (not InstanceType::aws_model) is returned unchanged, as Karpenter's fake
+// provider ignores the kubelet settings.
 [[nodiscard]] InstanceType apply_node_class(const InstanceType& base, const NodeClassSettings& settings);
 
 // Capacity and overhead of an EC2 instance type, as Karpenter computes them. Capacity lists

@@ -194,3 +194,26 @@ TEST_CASE("node class: an inline type with its own overhead is left alone", "[ca
   CHECK(t.capacity.pods() == 5);
   CHECK(t.overhead == inline_type.overhead);
 }
+
+TEST_CASE("node class: a Windows AMI family makes amd64 types windows nodes of its build", "[catalog][node-class]")
+{
+  // getOS and the windows-build requirement of computeRequirements.
+  NodeClassSettings s;
+  s.ami_family = "Windows2022";
+  const auto m5 = apply_node_class(type("m5.xlarge"), s);
+  CHECK(m5.labels.at("kubernetes.io/os") == "windows");
+  CHECK(m5.labels.at("node.kubernetes.io/windows-build") == "10.0.20348");
+  CHECK(m5.requirements.get("kubernetes.io/os").values == std::vector<std::string>{"windows"});
+  CHECK(m5.requirements.get("node.kubernetes.io/windows-build").values == std::vector<std::string>{"10.0.20348"});
+  CHECK(m5.requirements.get("karpenter.sh/capacity-type").values == type("m5.xlarge").requirements.get("karpenter.sh/capacity-type").values);
+  // arm64 types have no OS under a Windows AMI.
+  const auto m6g = apply_node_class(type("m6g.xlarge"), s);
+  const auto os = m6g.requirements.get("kubernetes.io/os");
+  CHECK_FALSE(os.complement);
+  CHECK(os.values.empty());
+  // Linux families keep linux.
+  NodeClassSettings bottlerocket;
+  bottlerocket.ami_family = "Bottlerocket";
+  bottlerocket.max_pods = 50;
+  CHECK(apply_node_class(type("m5.xlarge"), bottlerocket).labels.at("kubernetes.io/os") == "linux");
+}
