@@ -4340,7 +4340,9 @@ void Scheduler::finalize(SolveResult& out)
     }
     nc.taints = t.pool->taints;
     nc.startup_taints = t.pool->startup_taints;
-    nc.options_compatible = true;
+    // (Pinned to its reservations, a NodeClaim keeps options without a reserved offering, as
+    // upstream's InstanceTypeOptions do: the launch drops them.)
+    nc.options_compatible = c.reserved.empty();
     out.claims.push_back(std::move(nc));
   }
 }
