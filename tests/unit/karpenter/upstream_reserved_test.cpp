@@ -57,6 +57,18 @@ model::NodePool& scheduling_pool(Env& env, const std::string& name)
   return np;
 }
 
+// cloudProvider.InstanceTypesForNodePool for the second NodePool: only its own
+// small-instance-type, in reservation `reservation`; the first keeps the Describe's catalog.
+void second_pool_small_type(Env& env, const std::string& reservation)
+{
+  env.types.push_back(sized_type("small-instance-type", 2, reservation));
+  env.pool_types.resize(2);
+  for (std::size_t i = 0; i + 1 < env.types.size(); ++i) {
+    env.pool_types[0].push_back(&env.types[i]);
+  }
+  env.pool_types[1] = {&env.types.back()};
+}
+
 // Pods with hostname anti-affinity among themselves (app=test), one per node.
 PodOptions spread_pod(std::vector<Requirement> node_requirements)
 {
@@ -165,12 +177,7 @@ TEST_CASE("suite_test.go Reserved Instance Types: should correctly track reserva
   scheduling_pool(env, "np-1");
   scheduling_pool(env, "np-2");
   // np-2's instance types: its own small-instance-type, in reservation r-distinct.
-  env.types.push_back(sized_type("small-instance-type", 2, "r-distinct"));
-  env.pool_types.resize(2);
-  for (std::size_t i = 0; i + 1 < env.types.size(); ++i) {
-    env.pool_types[0].push_back(&env.types[i]);
-  }
-  env.pool_types[1] = {&env.types.back()};
+  second_pool_small_type(env, "r-distinct");
   std::vector<cluster::PodIndex> pods;
   for (int i = 0; i < 2; ++i) {
     pods.push_back(env.pod(spread_pod({req(k_it, Operator::in, {"small-instance-type"}),
@@ -239,12 +246,7 @@ TEST_CASE("suite_test.go Reserved Instance Types: shouldn't fallback to a lower 
   primary.weight = 100;
   auto& fallback = scheduling_pool(env, "np-fallback");
   fallback.weight = 50;
-  env.types.push_back(sized_type("small-instance-type", 2, "r-fallback"));
-  env.pool_types.resize(2);
-  for (std::size_t i = 0; i + 1 < env.types.size(); ++i) {
-    env.pool_types[0].push_back(&env.types[i]);
-  }
-  env.pool_types[1] = {&env.types.back()};
+  second_pool_small_type(env, "r-fallback");
   std::vector<cluster::PodIndex> pods;
   for (int i = 0; i < 2; ++i) {
     pods.push_back(env.pod(spread_pod({req(k_it, Operator::in, {"small-instance-type"})})));
@@ -276,12 +278,7 @@ TEST_CASE("suite_test.go Reserved Instance Types: shouldn't relax preferences wh
   Env env(reserved_catalog());
   scheduling_pool(env, "np-1");
   scheduling_pool(env, "np-2");
-  env.types.push_back(sized_type("small-instance-type", 2, "r-distinct"));
-  env.pool_types.resize(2);
-  for (std::size_t i = 0; i + 1 < env.types.size(); ++i) {
-    env.pool_types[0].push_back(&env.types[i]);
-  }
-  env.pool_types[1] = {&env.types.back()};
+  second_pool_small_type(env, "r-distinct");
   std::vector<cluster::PodIndex> pods;
   for (int i = 0; i < 2; ++i) {
     auto o = spread_pod({req(k_it, Operator::in, {"small-instance-type"})});
