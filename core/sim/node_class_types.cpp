@@ -92,6 +92,8 @@ NodeClassTypes::NodeClassTypes(const model::Scenario& scenario, const catalog::C
     for (const auto& t : catalog.instance_types()) {
       auto& derived = types.emplace_back(catalog::apply_node_class(t, settings));
       bool reserved = false;
+      std::vector<std::string> ids;
+      std::vector<std::string> reservation_types;
       for (const auto* r : selected) {
         if (r->instance_type != t.name) {
           continue;
@@ -101,6 +103,18 @@ NodeClassTypes::NodeClassTypes(const model::Scenario& scenario, const catalog::C
           derived.offerings.push_back(std::move(*o));
           reserved = true;
         }
+        // computeRequirements: the type's reservations (DoesNotExist without any).
+        ids.push_back(r->id);
+        reservation_types.push_back(r->reservation_type);
+      }
+      if (!ids.empty()) {
+        const auto set = [&](std::string_view key, std::vector<std::string> values) {
+          derived.requirements.erase(key);
+          derived.requirements.add(model::Requirement::make(std::string(key), model::Operator::in, std::move(values)));
+        };
+        set(model::labels::k_capacity_reservation_id, ids);
+        set("karpenter.k8s.aws/capacity-reservation-type", reservation_types);
+        set("karpenter.k8s.aws/capacity-reservation-interruptible", {"false"});
       }
       if (reserved) {
         auto ct = derived.requirements.get(model::labels::k_capacity_type);

@@ -176,6 +176,13 @@ TEST_CASE("capacity reservations: a selected reservation is a reserved offering 
   CHECK(reserved.zone == "us-east-1a");
   CHECK(reserved.price_per_hour == Approx(0.096 / 10'000'000.0));
   CHECK(m5->requirements.get("karpenter.sh/capacity-type").has("reserved"));
+  // computeRequirements: the type's reservations, DoesNotExist on a type without any.
+  CHECK(m5->requirements.get("karpenter.k8s.aws/capacity-reservation-id").values
+        == std::vector<std::string>{"cr-0a1b2c3d4e5f60001"});
+  CHECK(m5->requirements.get("karpenter.k8s.aws/capacity-reservation-type").values
+        == std::vector<std::string>{"default"});
+  const auto none = types.find("default", "m5.xlarge")->requirements.get("karpenter.k8s.aws/capacity-reservation-id");
+  CHECK((!none.complement && none.values.empty()));
   // Other classes and other types keep the catalog's.
   CHECK(types.find("other", "m5.large") == cat.find("m5.large"));
   CHECK(types.find("default", "m5.xlarge")->offerings.size() == cat.find("m5.xlarge")->offerings.size());
