@@ -1175,8 +1175,9 @@ void ScenarioParser::read_node_class(const Doc& d)
       && m_r.check_fields(spec, w + ".spec",
                           {"amiFamily", "amiSelectorTerms", "kubelet", "blockDeviceMappings",
                            "capacityReservationSelectorTerms"},
-                          {"subnetSelectorTerms", "securityGroupSelectorTerms", "role", "instanceProfile", "tags", "instanceStorePolicy", "userData", "detailedMonitoring",
-                           "associatePublicIPAddress", "metadataOptions", "context", "ipPrefixCount"},
+                          {"subnetSelectorTerms", "securityGroupSelectorTerms", "role", "instanceProfile", "tags",
+                           "instanceStorePolicy", "userData", "detailedMonitoring", "associatePublicIPAddress",
+                           "metadataOptions", "context", "ipPrefixCount"},
                           Strictness::lenient)) {
     if (const auto n = child(spec, "amiFamily"); present(n)) {
       nc.ami_family = m_r.choice(n, w + ".spec.amiFamily",
@@ -2030,13 +2031,13 @@ void ScenarioParser::read_catalog(const Doc& d)
         continue;
       }
       // A reserved offering is one capacity reservation: it names the reservation and how many
-      // instances it has available (Karpenter's Offering.ReservationCapacity).
+      // instances it holds (the scenario's nodes in it use them up; Offering.ReservationCapacity).
       const auto rid = child(o, "reservationId");
       const auto rcap = child(o, "reservationCapacity");
       if (off.capacity_type == "reserved") {
         if (!present(rid) || !present(rcap)) {
           m_r.error(o, fmt::format("'{}': a reserved offering needs 'reservationId' and 'reservationCapacity' (the "
-                                   "instances the capacity reservation has available)",
+                                   "instances the capacity reservation holds)",
                                    ow));
           ok = false;
           continue;

@@ -135,8 +135,8 @@ private:
   };
   std::vector<Unavailable> m_unavailable;
   std::uint64_t m_unavailable_changes = 0; // bumped on every mark and expiry
-  // Instances per capacity reservation (alive nodes labelled with it); whether the catalog has
-  // any reserved offering with a reservation.
+  // Instances per capacity reservation (alive nodes labelled with it); whether any type of the
+  // catalog or of the controller's pools has a reserved offering in a reservation.
   std::map<std::string, std::int32_t, std::less<>> m_reservation_used;
   bool m_has_reservations = false;
   // InsufficientCapacity windows from scenario events.

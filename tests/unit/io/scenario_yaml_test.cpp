@@ -905,7 +905,7 @@ TEST_CASE("scenario: an inline Catalog's reserved offerings are capacity reserva
 
   REQUIRE_ERROR(head + "        - {zone: z1, capacityType: reserved, price: 1}\n",
                 "t.yaml:12:11: error: 'Catalog.spec.instanceTypes[t].offerings': a reserved offering needs "
-                "'reservationId' and 'reservationCapacity' (the instances the capacity reservation has available)");
+                "'reservationId' and 'reservationCapacity' (the instances the capacity reservation holds)");
   REQUIRE_ERROR(head + "        - {zone: z1, capacityType: on-demand, price: 1, reservationId: cr-1}\n",
                 "t.yaml:12:72: error: 'Catalog.spec.instanceTypes[t].offerings': reservationId and reservationCapacity "
                 "only apply to reserved offerings");

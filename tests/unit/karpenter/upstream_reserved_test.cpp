@@ -101,6 +101,44 @@ std::vector<cluster::PodIndex> scheduled(const Env& env, const std::vector<clust
   return out;
 }
 
+// What one ExpectProvisioned round over some pods must bind: how many, on which type ("" any),
+// in which reservation ("*" any, "" none: then not reserved) and NodePool ("" any).
+struct Bound
+{
+  std::size_t pods = 1;
+  std::string type;
+  std::string reservation;
+  std::string pool;
+};
+
+// One provisioning round over `pods`, checked against `expect`; returns the pods left pending.
+std::vector<cluster::PodIndex> provision_round(Env& env, const std::vector<cluster::PodIndex>& pods, const Bound& expect)
+{
+  env.provision(pods);
+  const auto bound = scheduled(env, pods);
+  REQUIRE(bound.size() == expect.pods);
+  for (const auto p : bound) {
+    if (expect.reservation.empty()) {
+      CHECK(env.label(p, k_reservation).empty());
+      CHECK(env.label(p, k_ct) != "reserved");
+    } else {
+      if (expect.reservation == "*") {
+        CHECK_FALSE(env.label(p, k_reservation).empty());
+      } else {
+        CHECK(env.label(p, k_reservation) == expect.reservation);
+      }
+      CHECK(env.label(p, k_ct) == "reserved");
+    }
+    if (!expect.type.empty()) {
+      CHECK(env.type_of(p).name == expect.type);
+    }
+    if (!expect.pool.empty()) {
+      CHECK(env.label(p, k_np) == expect.pool);
+    }
+  }
+  return unscheduled(env, pods);
+}
+
 } // namespace
 
 TEST_CASE("suite_test.go Reserved Instance Types: shouldn't fallback to on-demand or spot when compatible reserved "
@@ -116,29 +154,10 @@ TEST_CASE("suite_test.go Reserved Instance Types: shouldn't fallback to on-deman
     pods.push_back(env.pod(o));
   }
   // One NodeClaim holds both reservations (it may launch small or medium), so one pod per round.
-  env.provision(pods);
-  auto bound = scheduled(env, pods);
-  REQUIRE(bound.size() == 1);
-  CHECK(env.label(bound[0], k_reservation) == "r-small-instance-type");
-  CHECK(env.label(bound[0], k_ct) == "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
-
-  auto left = unscheduled(env, pods);
-  env.provision(left);
-  bound = scheduled(env, left);
-  REQUIRE(bound.size() == 1);
-  CHECK(env.label(bound[0], k_reservation) == "r-medium-instance-type");
-  CHECK(env.label(bound[0], k_ct) == "reserved");
-  CHECK(env.type_of(bound[0]).name == "medium-instance-type");
-
+  auto left = provision_round(env, pods, {1, "small-instance-type", "r-small-instance-type", ""});
+  left = provision_round(env, left, {1, "medium-instance-type", "r-medium-instance-type", ""});
   // Both reservations are used up: the last pod falls back to spot or on-demand.
-  left = unscheduled(env, left);
-  env.provision(left);
-  bound = scheduled(env, left);
-  REQUIRE(bound.size() == 1);
-  CHECK(env.label(bound[0], k_reservation).empty());
-  CHECK(env.label(bound[0], k_ct) != "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
+  (void)provision_round(env, left, {1, "small-instance-type", "", ""});
 }
 
 TEST_CASE("suite_test.go Reserved Instance Types: should correctly track reservations shared across nodepools",
@@ -153,20 +172,8 @@ TEST_CASE("suite_test.go Reserved Instance Types: should correctly track reserva
                                        req(k_np, Operator::in, {fmt::format("np-{}", i + 1)})})));
   }
   // The NodePools share the small type's reservation: one reserved node, and no fallback.
-  env.provision(pods);
-  auto bound = scheduled(env, pods);
-  REQUIRE(bound.size() == 1);
-  CHECK(env.label(bound[0], k_reservation) == "r-small-instance-type");
-  CHECK(env.label(bound[0], k_ct) == "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
-
-  const auto left = unscheduled(env, pods);
-  env.provision(left);
-  bound = scheduled(env, left);
-  REQUIRE(bound.size() == 1);
-  CHECK(env.label(bound[0], k_reservation).empty());
-  CHECK(env.label(bound[0], k_ct) != "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
+  const auto left = provision_round(env, pods, {1, "small-instance-type", "r-small-instance-type", ""});
+  (void)provision_round(env, left, {1, "small-instance-type", "", ""});
 }
 
 TEST_CASE("suite_test.go Reserved Instance Types: should correctly track reservations for multiple nodepools with "
@@ -183,13 +190,7 @@ TEST_CASE("suite_test.go Reserved Instance Types: should correctly track reserva
     pods.push_back(env.pod(spread_pod({req(k_it, Operator::in, {"small-instance-type"}),
                                        req(k_np, Operator::in, {fmt::format("np-{}", i + 1)})})));
   }
-  env.provision(pods);
-  REQUIRE(scheduled(env, pods).size() == 2);
-  for (const auto p : pods) {
-    CHECK_FALSE(env.label(p, k_reservation).empty());
-    CHECK(env.label(p, k_ct) == "reserved");
-    CHECK(env.type_of(p).name == "small-instance-type");
-  }
+  (void)provision_round(env, pods, {2, "small-instance-type", "*", ""});
   CHECK(env.label(pods[0], k_reservation) != env.label(pods[1], k_reservation));
 }
 
@@ -210,29 +211,11 @@ TEST_CASE("suite_test.go Reserved Instance Types: should correctly track multipl
     pods.push_back(env.pod(spread_pod({req(k_it, Operator::in, {"small-instance-type"})})));
   }
   // Three instances in two reservations, reserved pessimistically: two pods this round.
-  env.provision(pods);
-  auto bound = scheduled(env, pods);
-  REQUIRE(bound.size() == 2);
-  for (const auto p : bound) {
-    CHECK_FALSE(env.label(p, k_reservation).empty());
-    CHECK(env.label(p, k_ct) == "reserved");
-    CHECK(env.type_of(p).name == "small-instance-type");
-  }
+  auto left = provision_round(env, pods, {2, "small-instance-type", "*", ""});
   // One instance is left in some reservation: one pod.
-  auto left = unscheduled(env, pods);
-  env.provision(left);
-  bound = scheduled(env, left);
-  REQUIRE(bound.size() == 1);
-  CHECK_FALSE(env.label(bound[0], k_reservation).empty());
-  CHECK(env.label(bound[0], k_ct) == "reserved");
+  left = provision_round(env, left, {1, "", "*", ""});
   // None left: the last pod falls back.
-  left = unscheduled(env, left);
-  env.provision(left);
-  bound = scheduled(env, left);
-  REQUIRE(bound.size() == 1);
-  CHECK(env.label(bound[0], k_reservation).empty());
-  CHECK(env.label(bound[0], k_ct) != "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
+  (void)provision_round(env, left, {1, "small-instance-type", "", ""});
   CHECK(env.reservation_used("r-small-instance-type") == 1);
   CHECK(env.reservation_used("r-small-instance-type-2") == 2);
 }
@@ -253,22 +236,9 @@ TEST_CASE("suite_test.go Reserved Instance Types: shouldn't fallback to a lower 
   }
   // The primary's reservation takes one pod; the other fails on it rather than going to the
   // fallback NodePool's reservation.
-  env.provision(pods);
-  auto bound = scheduled(env, pods);
-  REQUIRE(bound.size() == 1);
-  CHECK_FALSE(env.label(bound[0], k_reservation).empty());
-  CHECK(env.label(bound[0], k_ct) == "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
-  CHECK(env.label(bound[0], k_np) == "np-primary");
+  const auto left = provision_round(env, pods, {1, "small-instance-type", "*", "np-primary"});
   // The primary's reservation is used up: the pod falls back to spot or on-demand in the primary.
-  const auto left = unscheduled(env, pods);
-  env.provision(left);
-  bound = scheduled(env, left);
-  REQUIRE(bound.size() == 1);
-  CHECK(env.label(bound[0], k_reservation).empty());
-  CHECK(env.label(bound[0], k_ct) != "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
-  CHECK(env.label(bound[0], k_np) == "np-primary");
+  (void)provision_round(env, left, {1, "small-instance-type", "", "np-primary"});
 }
 
 TEST_CASE("suite_test.go Reserved Instance Types: shouldn't relax preferences when a pod fails to schedule due to a "
@@ -286,22 +256,9 @@ TEST_CASE("suite_test.go Reserved Instance Types: shouldn't relax preferences wh
     pods.push_back(env.pod(o));
   }
   // The second pod fails on np-1's used-up reservation and is not relaxed onto np-2's.
-  env.provision(pods);
-  auto bound = scheduled(env, pods);
-  REQUIRE(bound.size() == 1);
-  CHECK_FALSE(env.label(bound[0], k_reservation).empty());
-  CHECK(env.label(bound[0], k_ct) == "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
-  CHECK(env.label(bound[0], k_np) == "np-1");
+  const auto left = provision_round(env, pods, {1, "small-instance-type", "*", "np-1"});
   // Next round it keeps its preference for np-1, where it falls back to spot or on-demand.
-  const auto left = unscheduled(env, pods);
-  env.provision(left);
-  bound = scheduled(env, left);
-  REQUIRE(bound.size() == 1);
-  CHECK(env.label(bound[0], k_reservation).empty());
-  CHECK(env.label(bound[0], k_ct) != "reserved");
-  CHECK(env.type_of(bound[0]).name == "small-instance-type");
-  CHECK(env.label(bound[0], k_np) == "np-1");
+  (void)provision_round(env, left, {1, "small-instance-type", "", "np-1"});
 }
 
 TEST_CASE("suite_test.go Reserved Instance Types: should handle multiple pods on reserved nodes",
