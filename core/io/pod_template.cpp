@@ -799,6 +799,12 @@ PodTemplate read_pod_template(YamlReader& r, const YAML::Node& parent, const YAM
   spec.tolerations = r.tolerations(child(spec_node, "tolerations"), what + ".tolerations");
   if (const auto rc = child(spec_node, "runtimeClassName"); present(rc)) {
     apply_runtime_class(r, rc, child(spec_node, "overhead"), what, context, overhead, spec);
+  } else if (overhead && !context.admitted) {
+    // The RuntimeClass admission plugin refuses an overhead that no RuntimeClass defines.
+    r.error(child(spec_node, "overhead"),
+            fmt::format("{}.overhead is set without a runtimeClassName (the API server refuses the pod: only a "
+                        "RuntimeClass's overhead.podFixed may set it)",
+                        what));
   }
   if (overhead) {
     spec.requests += *overhead;

@@ -85,9 +85,17 @@ TEST_CASE("pods: init containers and sidecars follow PodRequests", "[io][pod][re
   CHECK(sidecar.requests.memory() == k_gib + 200 * k_mib);
 
   // Pod overhead (RuntimeClass) is added after.
-  const auto overhead = pod_spec(R"(  overhead: {cpu: 250m, memory: 120Mi}
+  const auto overhead = pod_spec(R"(  runtimeClassName: sandboxed
+  overhead: {cpu: 250m, memory: 120Mi}
   containers:
     - {name: app, resources: {requests: {cpu: 500m, memory: 1Gi}}}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: sandboxed}
+handler: kata
+overhead:
+  podFixed: {cpu: 250m, memory: 120Mi}
 )");
   CHECK(overhead.requests.cpu() == 750);
   CHECK(overhead.requests.memory() == k_gib + 120 * k_mib);
@@ -407,6 +415,9 @@ handler: runc
   REQUIRE_ERROR(pod_doc("  runtimeClassName: runc\n  overhead: {cpu: 1}\n  containers: [{name: c}]\n") + classes,
                 "t.yaml:11:13: error: Pod/p.spec.overhead is set but RuntimeClass 'runc' defines none (the API server "
                 "refuses the pod)");
+  REQUIRE_ERROR(pod_doc("  overhead: {cpu: 1}\n  containers: [{name: c}]\n") + classes,
+                "t.yaml:10:13: error: Pod/p.spec.overhead is set without a runtimeClassName (the API server refuses "
+                "the pod: only a RuntimeClass's overhead.podFixed may set it)");
   REQUIRE_ERROR(pod_doc("  runtimeClassName: kata\n  nodeSelector: {sandbox: gvisor}\n  containers: [{name: c}]\n")
                     + classes,
                 "t.yaml:10:21: error: Pod/p.spec: RuntimeClass 'kata' selects nodes with sandbox=kata but the pod's "
