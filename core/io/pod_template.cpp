@@ -580,6 +580,17 @@ void read_claim_volume(YamlReader& r, const YAML::Node& v, const std::string& wh
   }
 }
 
+// The RuntimeClass admission plugin refuses an overhead that no RuntimeClass defines.
+void refuse_classless_overhead(YamlReader& r, const YAML::Node& overhead_node, const std::string& what,
+                               const PodContext& context, const std::optional<model::Resources>& overhead)
+{
+  if (overhead && !context.admitted) {
+    r.error(overhead_node, fmt::format("{}.overhead is set without a runtimeClassName (the API server refuses the "
+                                       "pod: only a RuntimeClass's overhead.podFixed may set it)",
+                                       what));
+  }
+}
+
 // What the API server's RuntimeClass admission plugin does to a pod naming `name_node`'s class:
 // the class's overhead replaces a missing spec.overhead (a different one is refused), its
 // nodeSelector joins the pod's (a conflicting value is refused) and its tolerations are added.
@@ -590,6 +601,7 @@ void apply_runtime_class(YamlReader& r, const YAML::Node& name_node, const YAML:
 {
   const auto name = r.string(name_node, what + ".runtimeClassName");
   if (!name || name->empty()) {
+    refuse_classless_overhead(r, overhead_node, what, context, overhead);
     return;
   }
   const RuntimeClass* rc = nullptr;
@@ -799,12 +811,8 @@ PodTemplate read_pod_template(YamlReader& r, const YAML::Node& parent, const YAM
   spec.tolerations = r.tolerations(child(spec_node, "tolerations"), what + ".tolerations");
   if (const auto rc = child(spec_node, "runtimeClassName"); present(rc)) {
     apply_runtime_class(r, rc, child(spec_node, "overhead"), what, context, overhead, spec);
-  } else if (overhead && !context.admitted) {
-    // The RuntimeClass admission plugin refuses an overhead that no RuntimeClass defines.
-    r.error(child(spec_node, "overhead"),
-            fmt::format("{}.overhead is set without a runtimeClassName (the API server refuses the pod: only a "
-                        "RuntimeClass's overhead.podFixed may set it)",
-                        what));
+  } else {
+    refuse_classless_overhead(r, child(spec_node, "overhead"), what, context, overhead);
   }
   if (overhead) {
     spec.requests += *overhead;

@@ -418,6 +418,9 @@ handler: runc
   REQUIRE_ERROR(pod_doc("  overhead: {cpu: 1}\n  containers: [{name: c}]\n") + classes,
                 "t.yaml:10:13: error: Pod/p.spec.overhead is set without a runtimeClassName (the API server refuses "
                 "the pod: only a RuntimeClass's overhead.podFixed may set it)");
+  REQUIRE_ERROR(pod_doc("  runtimeClassName: \"\"\n  overhead: {cpu: 1}\n  containers: [{name: c}]\n") + classes,
+                "t.yaml:11:13: error: Pod/p.spec.overhead is set without a runtimeClassName (the API server refuses "
+                "the pod: only a RuntimeClass's overhead.podFixed may set it)");
   REQUIRE_ERROR(pod_doc("  runtimeClassName: kata\n  nodeSelector: {sandbox: gvisor}\n  containers: [{name: c}]\n")
                     + classes,
                 "t.yaml:10:21: error: Pod/p.spec: RuntimeClass 'kata' selects nodes with sandbox=kata but the pod's "
