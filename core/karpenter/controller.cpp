@@ -127,6 +127,10 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       req.registration_latency = settings.registration_latency;
       req.expire_at = pool.expire_after == k_never ? -1 : now + pool.expire_after;
       req.template_hash = pool.template_hash;
+      // The template's annotations reach the NodeClaim and then the Node (registration syncs
+      // them), so a NodePool can mark every node it launches as not to be disrupted.
+      const auto dnd = pool.template_annotations.find(std::string(model::labels::k_do_not_disrupt));
+      req.do_not_disrupt = dnd != pool.template_annotations.end() && dnd->second == "true";
       req.nominated_pods = claim.pods;
       req.fallbacks = choice->fallbacks;
       node = actuator.launch(req);

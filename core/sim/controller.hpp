@@ -38,6 +38,7 @@ struct LaunchRequest
   Duration registration_latency = 0; // registered to initialized (Ready)
   SimTime expire_at = -1;
   std::uint64_t template_hash = 0;
+  bool do_not_disrupt = false; // the node carries karpenter.sh/do-not-disrupt: "true"
   std::vector<cluster::PodIndex> nominated_pods; // pods planned onto this node
   // The fleet's further overrides of the same capacity type, in the order it tries them when
   // the first has no capacity (each such one is reported, and cached as unavailable).

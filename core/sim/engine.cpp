@@ -271,6 +271,7 @@ cluster::NodeIndex Engine::launch(const LaunchRequest& request)
   n.last_pod_event = m_now;
   n.expire_at = request.expire_at;
   n.template_hash = request.template_hash;
+  n.do_not_disrupt = request.do_not_disrupt;
   const NodeIndex idx = m_cluster.add_node(std::move(n));
   m_startup_taints.resize(m_cluster.nodes().size());
   m_startup_taints[idx] = request.startup_taints;

@@ -71,6 +71,35 @@ TEST_CASE("Emptiness: should ignore nodes with the karpenter.sh/do-not-disrupt a
   CHECK(has_decision(result, "node-a", "keep", "karpenter.sh/do-not-disrupt"));
 }
 
+TEST_CASE("Emptiness: a NodePool template's karpenter.sh/do-not-disrupt annotation reaches the nodes it launches",
+          "[disruption][emptiness]")
+{
+  // The template's annotations are copied to each NodeClaim and synced onto its Node at
+  // registration (lifecycle/registration.go); the candidate filter then reads the node's
+  // annotation (disruption/types.go NewCandidate). Without it the emptied node goes.
+  for (const std::string value : {"", "false", "true"}) {
+    EmptinessSuite s;
+    if (!value.empty()) {
+      s.sim.scenario.node_pools[0].template_annotations[std::string(model::labels::k_do_not_disrupt)] = value;
+    }
+    PodOpts pod;
+    pod.cpu_milli = 1000;
+    pod.runtime = 5 * k_minute;
+    s.sim.pending(0, 1, pod);
+    const auto result = s.sim.run(30 * k_minute);
+    INFO(value << "\n" << dump(result));
+    CHECK(result.nodes.launched == 1);
+    if (value == "true") {
+      CHECK(s.sim.alive().size() == 1);
+      CHECK(result.disruptions.emptiness == 0);
+      CHECK(has_decision(result, s.sim.alive().front(), "keep", "karpenter.sh/do-not-disrupt"));
+    } else {
+      CHECK(s.sim.alive().empty());
+      CHECK(result.disruptions.emptiness == 1);
+    }
+  }
+}
+
 TEST_CASE("Emptiness: should ignore nodes that have pods", "[disruption][emptiness]")
 {
   EmptinessSuite s;
