@@ -37,6 +37,15 @@ struct Doc
   std::string namespace_ = "default";
 };
 
+// Why a NodePool may not name `key` (model::is_restricted_node_pool_key is true for it).
+std::string restriction_reason(std::string_view key)
+{
+  if (key == model::labels::k_hostname || key == model::labels::k_nodepool) {
+    return " (Karpenter sets it)";
+  }
+  return " (the karpenter.sh and karpenter.k8s.aws domains allow only the labels Karpenter knows)";
+}
+
 struct KindInfo
 {
   std::string_view kind;
@@ -970,8 +979,8 @@ void ScenarioParser::read_node_pool(const Doc& d)
         np.template_annotations =
             m_r.string_map(child(tmd, "annotations"), w + ".spec.template.metadata.annotations");
         for (const auto& [k, v] : np.template_labels) {
-          if (k == model::labels::k_hostname || k == model::labels::k_nodepool) {
-            m_r.error(child(tmd, "labels"), fmt::format("{}: label '{}' is restricted (Karpenter sets it)", w, k));
+          if (model::is_restricted_node_pool_key(k)) {
+            m_r.error(child(tmd, "labels"), fmt::format("{}: label '{}' is restricted{}", w, k, restriction_reason(k)));
           }
         }
       }
@@ -1007,8 +1016,8 @@ void ScenarioParser::read_node_pool(const Doc& d)
             m_r.error(key, fmt::format("'{}.key' must not be empty", rw));
             continue;
           }
-          if (*k == model::labels::k_hostname) {
-            m_r.error(key, fmt::format("{}: requirement key '{}' is restricted", w, *k));
+          if (model::is_restricted_node_pool_key(*k)) {
+            m_r.error(key, fmt::format("{}: requirement key '{}' is restricted{}", w, *k, restriction_reason(*k)));
             continue;
           }
           auto values = m_r.string_list(child(rq, "values"), rw + ".values");

@@ -119,6 +119,7 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       req.price_per_hour = choice->price_per_hour;
       req.reservation_id = choice->reservation_id;
       req.labels = claim.labels;
+      req.labels[std::string(model::labels::k_instance_tenancy)] = choice->tenancy;
       req.taints = claim.taints;
       req.startup_taints = claim.startup_taints;
       req.owner = NodeOwner::node_pool;

@@ -227,6 +227,9 @@ LaunchDecision decide_launch(const model::Requirements& reqs, const model::Resou
                              const LaunchOptions& launch_options, bool known_compatible)
 {
   LaunchDecision d;
+  // getTenancyType (aws:pkg/providers/instance): default unless the claim allows only dedicated.
+  const auto tenancy = reqs.get(model::labels::k_instance_tenancy);
+  d.tenancy = tenancy.has("default") || !tenancy.has("dedicated") ? "default" : "dedicated";
   const auto& avail = launch_options.offering_available;
   const OfferingGate gate(reqs, avail);
   const bool has_min_values = std::any_of(reqs.items().begin(), reqs.items().end(),

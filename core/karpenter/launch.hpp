@@ -42,6 +42,7 @@ struct LaunchDecision
   std::string capacity_type;
   double price_per_hour = 0;
   std::string reservation_id; // reserved: the capacity reservation
+  std::string tenancy;        // default or dedicated: the instance's, labelled on its node
   // The instance types sent to CreateFleet (after filters and truncation), cheapest first.
   std::vector<const catalog::InstanceType*> candidates;
   std::string error; // InsufficientCapacityError text when !ok

@@ -82,11 +82,17 @@ bool is_restricted_label(std::string_view key)
   if (model::is_well_known_label(key)) {
     return false;
   }
+  // RestrictedLabelDomains: karpenter.sh and, from the AWS provider, karpenter.k8s.aws (and
+  // their subdomains).
   const auto slash = key.find('/');
   if (slash != std::string_view::npos) {
     const auto domain = key.substr(0, slash);
-    if (domain == "karpenter.sh" || (domain.size() > 13 && domain.ends_with(".karpenter.sh"))) {
-      return true;
+    for (const std::string_view restricted : {std::string_view("karpenter.sh"), std::string_view("karpenter.k8s.aws")}) {
+      if (domain == restricted
+          || (domain.size() > restricted.size() && domain.ends_with(restricted)
+              && domain[domain.size() - restricted.size() - 1] == '.')) {
+        return true;
+      }
     }
   }
   return key == model::labels::k_hostname;
@@ -98,12 +104,14 @@ std::string validate_requirement(const model::Requirement& r)
     return fmt::format("using label {} is not allowed as it might interfere with the internal provisioning logic",
                        normalized_label(r.key));
   }
-  if (normalized_label(r.key) == model::labels::k_capacity_type && r.op() == model::Operator::in) {
-    const bool any_known = std::any_of(r.values.begin(), r.values.end(), [](const std::string& v) {
-      return v == model::k_capacity_spot || v == model::k_capacity_on_demand || v == model::k_capacity_reserved;
+  // validateWellKnownValues: an In of a label with known values needs one of them.
+  const auto known = model::well_known_values(normalized_label(r.key));
+  if (!known.empty() && r.op() == model::Operator::in) {
+    const bool any_known = std::any_of(r.values.begin(), r.values.end(), [&](const std::string& v) {
+      return std::find(known.begin(), known.end(), v) != known.end();
     });
     if (!any_known) {
-      return fmt::format("no valid values found for {}", model::labels::k_capacity_type);
+      return fmt::format("no valid values found for {}", normalized_label(r.key));
     }
   }
   return {};

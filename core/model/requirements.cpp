@@ -425,12 +425,76 @@ bool is_well_known_label(std::string_view key)
       "karpenter.k8s.aws/instance-accelerator-count",
       "karpenter.k8s.aws/instance-capability-flex",
       "topology.k8s.aws/zone-id",
-      "karpenter.k8s.aws/capacity-reservation-id",
+      labels::k_capacity_reservation_id,
+      "karpenter.k8s.aws/capacity-reservation-type",
+      "karpenter.k8s.aws/capacity-reservation-interruptible",
+      "karpenter.k8s.aws/nitro-sandbox",
+      labels::k_instance_tenancy,
+      "karpenter.k8s.aws/placement-group-id",
+      "karpenter.k8s.aws/placement-group-partition",
   };
-  for (const auto k : k_known) {
-    if (k == key) {
-      return true;
-    }
+  return std::find(std::begin(k_known), std::end(k_known), key) != std::end(k_known);
+}
+
+std::span<const std::string_view> well_known_values(std::string_view key)
+{
+  static constexpr std::string_view k_capacity_types[] = {k_capacity_on_demand, k_capacity_spot, k_capacity_reserved};
+  static constexpr std::string_view k_tenancies[] = {"default", "dedicated"};
+  if (key == labels::k_capacity_type) {
+    return k_capacity_types;
+  }
+  if (key == labels::k_instance_tenancy) {
+    return k_tenancies;
+  }
+  return {};
+}
+
+bool is_restricted_node_pool_key(std::string_view key)
+{
+  // The karpenter.k8s.aws keys the CRD allows (its list, not WellKnownLabels: it adds the
+  // EC2NodeClass label and leaves out topology.k8s.aws/zone-id, which is outside the domain).
+  static constexpr std::string_view k_aws_allowed[] = {
+      "karpenter.k8s.aws/instance-tenancy",
+      "karpenter.k8s.aws/capacity-reservation-type",
+      "karpenter.k8s.aws/capacity-reservation-id",
+      "karpenter.k8s.aws/capacity-reservation-interruptible",
+      "karpenter.k8s.aws/ec2nodeclass",
+      "karpenter.k8s.aws/instance-encryption-in-transit-supported",
+      "karpenter.k8s.aws/nitro-sandbox",
+      "karpenter.k8s.aws/instance-category",
+      "karpenter.k8s.aws/instance-hypervisor",
+      "karpenter.k8s.aws/instance-family",
+      "karpenter.k8s.aws/instance-generation",
+      "karpenter.k8s.aws/instance-local-nvme",
+      "karpenter.k8s.aws/instance-size",
+      "karpenter.k8s.aws/instance-cpu",
+      "karpenter.k8s.aws/instance-cpu-manufacturer",
+      "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
+      "karpenter.k8s.aws/instance-memory",
+      "karpenter.k8s.aws/instance-ebs-bandwidth",
+      "karpenter.k8s.aws/instance-network-bandwidth",
+      "karpenter.k8s.aws/instance-gpu-name",
+      "karpenter.k8s.aws/instance-gpu-manufacturer",
+      "karpenter.k8s.aws/instance-gpu-count",
+      "karpenter.k8s.aws/instance-gpu-memory",
+      "karpenter.k8s.aws/instance-accelerator-name",
+      "karpenter.k8s.aws/instance-accelerator-manufacturer",
+      "karpenter.k8s.aws/instance-accelerator-count",
+      "karpenter.k8s.aws/instance-capability-flex",
+      "karpenter.k8s.aws/placement-group-id",
+      "karpenter.k8s.aws/placement-group-partition",
+  };
+  if (key == labels::k_hostname || key == labels::k_nodepool) {
+    return true;
+  }
+  // The CEL rules take the domain as the text before the first '/' (the whole key without one)
+  // and test it with endsWith.
+  const std::string_view domain = key.substr(0, key.find('/'));
+  if (domain.ends_with("karpenter.sh")) {
+    return key != labels::k_capacity_type;
+  }
+  if (domain.ends_with("karpenter.k8s.aws")) {
+    return std::find(std::begin(k_aws_allowed), std::end(k_aws_allowed), key) == std::end(k_aws_allowed);
   }
   return false;
 }

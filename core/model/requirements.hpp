@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,8 +91,18 @@ private:
   std::vector<Requirement> m_items; // sorted by key
 };
 
-// Well-known labels that a pod may require even when a NodePool leaves them undefined.
+// Well-known labels that a pod may require even when a NodePool leaves them undefined
+// (core:pkg/apis/v1/labels.go WellKnownLabels plus the AWS provider's additions).
 [[nodiscard]] bool is_well_known_label(std::string_view key);
+
+// The values a well-known label may take when Karpenter knows them all (WellKnownValuesForRequirements:
+// capacity type, instance tenancy); empty for the other keys.
+[[nodiscard]] std::span<const std::string_view> well_known_values(std::string_view key);
+
+// Whether a NodePool may not name `key` in its template labels or requirements (the CRD's CEL
+// rules): kubernetes.io/hostname, karpenter.sh/nodepool, and keys of the karpenter.sh and
+// karpenter.k8s.aws domains other than the ones Karpenter lets a NodePool set.
+[[nodiscard]] bool is_restricted_node_pool_key(std::string_view key);
 
 [[nodiscard]] std::string to_string(const Requirement& r);
 
@@ -122,6 +133,8 @@ inline constexpr std::string_view k_do_not_disrupt = "karpenter.sh/do-not-disrup
 // The capacity reservation a reserved node runs in (aws:pkg/apis/v1 LabelCapacityReservationID,
 // Karpenter's cloudprovider.ReservationIDLabel).
 inline constexpr std::string_view k_capacity_reservation_id = "karpenter.k8s.aws/capacity-reservation-id";
+// default or dedicated: set on every node Karpenter launches (aws:pkg/cloudprovider).
+inline constexpr std::string_view k_instance_tenancy = "karpenter.k8s.aws/instance-tenancy";
 } // namespace labels
 
 inline constexpr std::string_view k_capacity_spot = "spot";

@@ -1070,6 +1070,41 @@ spec:
                 "is too large");
 }
 
+TEST_CASE("scenario: NodePool keys of Karpenter's domains are refused unless Karpenter knows them", "[io][nodepool]")
+{
+  // The NodePool CRD's CEL rules (nodepool_validation_cel_test.go "should fail for restricted
+  // domains" / "restricted label domains", "should allow well known label exceptions"): in the
+  // karpenter.sh and karpenter.k8s.aws domains a NodePool may name only the labels Karpenter
+  // sets or knows; kubernetes.io and k8s.io keys and their subdomains are allowed.
+  const auto pool = [](const std::string& labels, const std::string& key) {
+    return k_scenario + "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n"
+           + "    metadata: {labels: {" + labels + "}}\n    spec:\n      requirements: [{key: " + key
+           + ", operator: Exists}]\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n";
+  };
+  REQUIRE_ERROR(pool("", "karpenter.sh/test"),
+                "t.yaml:12:28: error: NodePool/a: requirement key 'karpenter.sh/test' is restricted (the karpenter.sh "
+                "and karpenter.k8s.aws domains allow only the labels Karpenter knows)");
+  REQUIRE_ERROR(pool("", "karpenter.k8s.aws/test"),
+                "t.yaml:12:28: error: NodePool/a: requirement key 'karpenter.k8s.aws/test' is restricted (the "
+                "karpenter.sh and karpenter.k8s.aws domains allow only the labels Karpenter knows)");
+  REQUIRE_ERROR(pool("", "karpenter.sh/nodepool"),
+                "t.yaml:12:28: error: NodePool/a: requirement key 'karpenter.sh/nodepool' is restricted (Karpenter "
+                "sets it)");
+  REQUIRE_ERROR(pool("karpenter.k8s.aws/unknown: x", "kubernetes.io/arch"),
+                "t.yaml:10:24: error: NodePool/a: label 'karpenter.k8s.aws/unknown' is restricted (the karpenter.sh "
+                "and karpenter.k8s.aws domains allow only the labels Karpenter knows)");
+  REQUIRE_ERROR(pool("sub.karpenter.sh/x: y", "kubernetes.io/arch"),
+                "t.yaml:10:24: error: NodePool/a: label 'sub.karpenter.sh/x' is restricted (the karpenter.sh and "
+                "karpenter.k8s.aws domains allow only the labels Karpenter knows)");
+  for (const std::string key : {"karpenter.sh/capacity-type", "karpenter.k8s.aws/instance-tenancy",
+                                "karpenter.k8s.aws/ec2nodeclass", "karpenter.k8s.aws/placement-group-id",
+                                "karpenter.k8s.aws/instance-family", "kubernetes.io/test", "subdomain.k8s.io/test",
+                                "topology.k8s.aws/zone-id"}) {
+    CAPTURE(key);
+    CHECK(errors_of(pool("kops.k8s.io/instancegroup: nodes", key)).empty());
+  }
+}
+
 TEST_CASE("scenario: a missing referenced file names the scenario line and the path", "[io][errors]")
 {
   const std::string text = "apiVersion: capsim/v1\nkind: Scenario\nspec:\n  duration: 1h\n  workload:\n    traces:\n"

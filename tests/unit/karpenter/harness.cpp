@@ -236,6 +236,7 @@ Env::Round Env::provision(const std::vector<cluster::PodIndex>& bind_pods)
       n.labels = d.instance_type->labels;
       n.labels[std::string(model::labels::k_zone)] = d.zone;
       n.labels[std::string(model::labels::k_capacity_type)] = d.capacity_type;
+      n.labels[std::string(model::labels::k_instance_tenancy)] = d.tenancy;
       for (const auto& [k, v] : claim.labels) {
         n.labels[k] = v;
       }

@@ -253,15 +253,57 @@ TEST_CASE("should combine multidimensional node selectors, preferences and requi
 
 TEST_CASE("should not schedule pods that have node selectors with restricted domains", "[karpenter][scheduling]")
 {
-  Env env;
-  scheduling_pool(env);
-  PodOptions o;
-  o.node_requirements = {req("karpenter.sh/test", Operator::in, {"test"})};
-  const auto pod = env.pod(o);
-  const auto round = env.provision(pod);
-  CHECK_FALSE(env.scheduled(pod));
-  REQUIRE(round.result.errors.size() == 1);
-  CHECK_THAT(round.result.errors[0].reason, Catch::Contains("not allowed"));
+  // RestrictedLabelDomains: karpenter.sh and, with the AWS provider, karpenter.k8s.aws (and
+  // their subdomains); the AWS provider's well-known labels in that domain stay allowed.
+  for (const std::string key : {"karpenter.sh/test", "karpenter.k8s.aws/test", "sub.karpenter.k8s.aws/test",
+                                "karpenter.k8s.aws/ec2nodeclass"}) {
+    CAPTURE(key);
+    Env env;
+    scheduling_pool(env);
+    PodOptions o;
+    o.node_requirements = {req(key, Operator::in, {"test"})};
+    const auto pod = env.pod(o);
+    const auto round = env.provision(pod);
+    CHECK_FALSE(env.scheduled(pod));
+    REQUIRE(round.result.errors.size() == 1);
+    CHECK_THAT(round.result.errors[0].reason, Catch::Contains("not allowed"));
+  }
+}
+
+TEST_CASE("instance tenancy: a well-known label no instance type defines, set on every launched node",
+          "[karpenter][scheduling]")
+{
+  // aws:pkg/apis/v1/labels.go registers karpenter.k8s.aws/instance-tenancy as well known with the
+  // values default and dedicated; the instance provider launches default tenancy unless the
+  // claim allows only dedicated (getTenancyType), and the cloud provider labels the node with it.
+  const std::string k_tenancy(model::labels::k_instance_tenancy);
+  struct Case
+  {
+    std::vector<std::string> values; // empty: the pod does not ask
+    std::string label;               // the node's tenancy; empty: not scheduled
+  };
+  for (const auto& c : std::vector<Case>{{{}, "default"},
+                                         {{"dedicated"}, "dedicated"},
+                                         {{"default", "dedicated"}, "default"},
+                                         {{"shared"}, ""}}) {
+    CAPTURE(c.values);
+    Env env;
+    scheduling_pool(env);
+    PodOptions o;
+    if (!c.values.empty()) {
+      o.node_requirements = {req(k_tenancy, Operator::in, c.values)};
+    }
+    const auto pod = env.pod(o);
+    const auto round = env.provision(pod);
+    if (c.label.empty()) {
+      CHECK_FALSE(env.scheduled(pod));
+      REQUIRE(round.result.errors.size() == 1);
+      CHECK_THAT(round.result.errors[0].reason, Catch::Contains("no valid values found for " + k_tenancy));
+    } else {
+      REQUIRE(env.scheduled(pod));
+      CHECK(env.label(pod, k_tenancy) == c.label);
+    }
+  }
 }
 
 TEST_CASE("should schedule pods that have node selectors with label in the kubernetes domains",

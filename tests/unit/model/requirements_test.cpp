@@ -101,3 +101,21 @@ TEST_CASE("intersection_empty agrees with intersection().empty() on random pairs
   CHECK(empty > 500);
   CHECK(empty < 4500);
 }
+
+TEST_CASE("well-known labels include the AWS provider's additions and their known values", "[model][requirements]")
+{
+  // aws:pkg/apis/v1/labels.go init(): WellKnownLabels.Insert(...) and WellKnownValuesForRequirements.
+  for (const std::string_view key :
+       {"karpenter.k8s.aws/capacity-reservation-type", "karpenter.k8s.aws/capacity-reservation-interruptible",
+        "karpenter.k8s.aws/nitro-sandbox", "karpenter.k8s.aws/instance-tenancy", "karpenter.k8s.aws/placement-group-id",
+        "karpenter.k8s.aws/placement-group-partition", "topology.k8s.aws/zone-id", "karpenter.sh/nodepool"}) {
+    CAPTURE(key);
+    CHECK(is_well_known_label(key));
+  }
+  CHECK_FALSE(is_well_known_label("karpenter.k8s.aws/ec2nodeclass")); // the CRD allows it on NodePools only
+  CHECK_FALSE(is_well_known_label("team"));
+  const auto tenancy = well_known_values(labels::k_instance_tenancy);
+  CHECK(std::vector<std::string_view>(tenancy.begin(), tenancy.end()) == std::vector<std::string_view>{"default", "dedicated"});
+  CHECK(well_known_values(labels::k_capacity_type).size() == 3);
+  CHECK(well_known_values(labels::k_zone).empty());
+}
