@@ -799,13 +799,18 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
     return now;
   };
 
-  struct Removable
+  // Scale-down candidates (PreFilteringScaleDownNodeProcessor: registered nodes of a group
+  // above its min size; not being deleted) that FilterOutUnremovable keeps, judged on the
+  // snapshot before any removal is simulated. `rank` orders them as the
+  // ScaleDownCandidatesSortingProcessor does: nodes with no pods to move first, then those
+  // unneeded in the previous loop (a stable sort: ties keep the snapshot's order, which
+  // upstream's unstable sort leaves open).
+  struct Candidate
   {
-    NodeIndex node = k_none;
-    std::size_t group = 0;
-    bool empty = true;
+    std::size_t index = 0;
+    int rank = 0;
   };
-  std::vector<Removable> removable;
+  std::vector<Candidate> candidates;
   const auto snapshot_size = snapshot.size();
   for (std::size_t i = 0; i < snapshot_size; ++i) {
     const auto& sn = snapshot.node(i);
@@ -816,8 +821,8 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
     if (m_groups[g].target <= m_scenario.node_groups[g].min_size) {
       continue;
     }
-    // Eligibility: utilization at or below the threshold. (First of the checks that skip a
-    // node, which may come in any order: most nodes fail it, and the others look up maps.)
+    // Utilization at or below the threshold. (First of the checks that skip a node, which
+    // may come in any order: most nodes fail it, and the others look up maps.)
     std::array<std::int64_t, 3> requested{sn.requested.cpu(), sn.requested.memory(), sn.requested[model::k_nvidia_gpu]};
     std::array<std::int64_t, 3> allocatable = sn.basis.allocatable;
     if (m_settings.ignore_daemonsets_utilization) {
@@ -839,6 +844,22 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
     if (unremovable != m_unremovable_until.end() && unremovable->second > now) {
       continue; // recently found unremovable
     }
+    candidates.push_back({i, (sn.pods.empty() ? 0 : 2) + (m_unneeded_since.count(sn.cluster_node) != 0 ? 0 : 1)});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.rank < b.rank; });
+
+  struct Removable
+  {
+    NodeIndex node = k_none;
+    std::size_t group = 0;
+    bool empty = true;
+  };
+  std::vector<Removable> removable;
+  for (const auto& candidate : candidates) {
+    const std::size_t i = candidate.index;
+    const auto& sn = snapshot.node(i);
+    const auto g = static_cast<std::size_t>(sn.group);
     // RemovalSimulator.SimulateNodeRemoval.
     const std::vector<const model::Pod*> to_move = sn.pods.list();
     BlockReason blocked = BlockReason::none;
@@ -895,6 +916,7 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
     m_unneeded_since.try_emplace(r.node, now);
   }
   if (cooldown || removable.empty()) {
+    update_soft_taints(cluster, actuator);
     return false;
   }
 
@@ -954,7 +976,58 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
       deleted = true;
     }
   }
+  update_soft_taints(cluster, actuator);
   return deleted;
+}
+
+void ClusterAutoscaler::update_soft_taints(const cluster::Cluster& cluster, sim::Actuator& actuator)
+{
+  // UpdateSoftDeletionTaints: nodes no longer unneeded lose DeletionCandidateOfClusterAutoscaler
+  // first, then unneeded nodes gain it, at most max-bulk-soft-taint-count changes a loop (the
+  // rest wait for the next). Nodes being deleted are left alone. The taint only steers
+  // kube-scheduler's scoring (PreferNoSchedule); CA's own simulations filter, so ignore it.
+  std::int32_t budget = m_settings.max_bulk_soft_taint_count;
+  if (budget == 0) {
+    return;
+  }
+  auto& tainted = m_soft_tainted;
+  if (!m_soft_taints_seen) {
+    // Nodes of a dump may carry the taint from the cluster's own autoscaler.
+    m_soft_taints_seen = true;
+    for (const NodeIndex i : cluster.alive_node_indices()) {
+      const auto& taints = cluster.node(i).taints;
+      if (std::any_of(taints.begin(), taints.end(),
+                      [](const model::Taint& t) { return t.key == model::k_deletion_candidate_taint_key; })) {
+        tainted.push_back(i);
+      }
+    }
+    std::sort(tainted.begin(), tainted.end());
+  }
+  std::erase_if(tainted, [&](NodeIndex n) {
+    if (!cluster.node(n).alive()) {
+      return true;
+    }
+    if (budget == 0 || m_unneeded_since.count(n) != 0 || m_deleting.count(n) != 0) {
+      return false;
+    }
+    actuator.set_deletion_candidate(n, false);
+    --budget;
+    return true;
+  });
+  const std::size_t kept = tainted.size();
+  for (const auto& entry : m_unneeded_since) {
+    const NodeIndex n = entry.first;
+    if (budget == 0) {
+      break;
+    }
+    if (m_deleting.count(n) != 0 || std::binary_search(tainted.begin(), tainted.begin() + static_cast<std::ptrdiff_t>(kept), n)) {
+      continue;
+    }
+    actuator.set_deletion_candidate(n, true);
+    --budget;
+    tainted.push_back(n);
+  }
+  std::inplace_merge(tainted.begin(), tainted.begin() + static_cast<std::ptrdiff_t>(kept), tainted.end());
 }
 
 std::unique_ptr<sim::Controller> make_cluster_autoscaler(const model::Scenario& scenario,

@@ -112,6 +112,7 @@ private:
                                           const std::vector<const NodeTemplate*>& templates, SimTime now) const;
   bool scale_down(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator, Snapshot& snapshot,
                   bool cooldown);
+  void update_soft_taints(const cluster::Cluster& cluster, sim::Actuator& actuator);
 
   const model::Scenario& m_scenario;
   const catalog::Catalog& m_catalog;
@@ -154,6 +155,8 @@ private:
   std::vector<cluster::NodeIndex> m_still_unneeded; // scale_down's scratch: this loop's unneeded nodes
   std::map<cluster::NodeIndex, SimTime> m_unremovable_until;
   std::map<cluster::NodeIndex, bool> m_deleting; // CA deletions in flight -> needed a drain
+  std::vector<cluster::NodeIndex> m_soft_tainted; // nodes with the DeletionCandidate soft taint, ascending
+  bool m_soft_taints_seen = false;                // the nodes' own soft taints were read
   std::vector<std::string> m_warnings;
   std::string m_last_note;
 };

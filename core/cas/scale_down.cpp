@@ -125,9 +125,10 @@ BlockReason drainability(const model::Pod& pod, SimTime created, SimTime now, co
   if (spec.owner == model::OwnerKind::none) {
     return BlockReason::not_replicated;
   }
-  if (options.skip_nodes_with_system_pods && spec.namespace_ == "kube-system" && pdbs.matching(pod).empty()
-      && !(now > created + options.system_pod_disruption_timeout)) {
-    return BlockReason::kube_system;
+  if (options.skip_nodes_with_system_pods && spec.namespace_ == "kube-system" && pdbs.matching(pod).empty()) {
+    // Past blocking-system-pod-disruption-timeout the system rule calls the pod drainable,
+    // which ends the rules: safe-to-evict=false, local storage and PDBs are not looked at.
+    return now > created + options.system_pod_disruption_timeout ? BlockReason::none : BlockReason::kube_system;
   }
   if (spec.safe_to_evict_false) {
     return BlockReason::not_safe_to_evict;

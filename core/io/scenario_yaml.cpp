@@ -460,7 +460,8 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
                           "ignoreDaemonsetsUtilization", "expendablePodsPriorityCutoff",
                           "unremovableNodeRecheckTimeout", "initialNodeGroupBackoffDuration",
                           "maxNodeGroupBackoffDuration", "nodeGroupBackoffResetTimeout",
-                          "blockingSystemPodDisruptionTimeout", "registrationLatency", "rebalanceLeadTime"})) {
+                          "blockingSystemPodDisruptionTimeout", "registrationLatency", "rebalanceLeadTime",
+                          "maxBulkSoftTaintCount"})) {
       if (const auto n = child(c, "expander"); present(n)) {
         if (auto v = m_r.string(n, w + ".expander")) {
           const std::vector<std::string> known{"random", "most-pods", "least-waste", "least-nodes", "price",
@@ -501,6 +502,7 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
       set_bool(c, "rebalanceRecommendation", w, cs.rebalance_recommendation);
       set_duration(c, "newPodScaleUpDelay", w, cs.new_pod_scale_up_delay);
       set_int(c, "maxDrainParallelism", w, cs.max_drain_parallelism, 1, 1'000'000);
+      set_int(c, "maxBulkSoftTaintCount", w, cs.max_bulk_soft_taint_count, 0, 1'000'000);
       set_double(c, "scaleDownGpuUtilizationThreshold", w, cs.scale_down_gpu_utilization_threshold, 0.0, 1.0);
       set_bool(c, "ignoreDaemonsetsUtilization", w, cs.ignore_daemonsets_utilization);
       set_int(c, "expendablePodsPriorityCutoff", w, cs.expendable_pods_priority_cutoff, -2147483648LL, 2147483647LL);

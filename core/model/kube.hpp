@@ -23,6 +23,10 @@ struct Taint
   bool operator==(const Taint&) const = default;
 };
 
+// Cluster Autoscaler's soft taint on nodes it finds unneeded (PreferNoSchedule; its value is
+// when it was set, in Unix seconds).
+inline constexpr std::string_view k_deletion_candidate_taint_key = "DeletionCandidateOfClusterAutoscaler";
+
 struct Toleration
 {
   std::string key; // empty with op Exists tolerates everything

@@ -226,6 +226,7 @@ struct ClusterAutoscalerSettings
   Duration new_pod_scale_up_delay = 0;
   // Further Cluster Autoscaler flags, with CA's defaults (core/cas).
   std::int32_t max_drain_parallelism = 1;                  // --max-drain-parallelism
+  std::int32_t max_bulk_soft_taint_count = 10;             // --max-bulk-soft-taint-count (0: no soft taints)
   double scale_down_gpu_utilization_threshold = 0.5;       // --scale-down-gpu-utilization-threshold
   bool ignore_daemonsets_utilization = false;              // --ignore-daemonsets-utilization
   std::int32_t expendable_pods_priority_cutoff = -10;      // --expendable-pods-priority-cutoff

@@ -106,6 +106,11 @@ public:
   // Set or clear the karpenter.sh/disrupted:NoSchedule taint (NodeState::disrupted_taint): a
   // node in a disruption command takes no new pods. The default ignores it (test fakes).
   virtual void set_disrupted(cluster::NodeIndex /*node*/, bool /*disrupted*/) {}
+
+  // Add or remove Cluster Autoscaler's soft taint DeletionCandidateOfClusterAutoscaler:
+  // PreferNoSchedule (in NodeState::taints: kube-scheduler's TaintToleration score then sends
+  // new pods elsewhere). The default ignores it (test fakes).
+  virtual void set_deletion_candidate(cluster::NodeIndex /*node*/, bool /*candidate*/) {}
 };
 
 // An autoscaler policy under simulation (Karpenter or Cluster Autoscaler).

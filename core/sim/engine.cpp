@@ -436,6 +436,24 @@ void Engine::set_disrupted(NodeIndex index, bool disrupted)
   }
 }
 
+void Engine::set_deletion_candidate(NodeIndex index, bool candidate)
+{
+  const auto& taints = m_cluster.node(index).taints;
+  const auto it = std::find_if(taints.begin(), taints.end(), [](const model::Taint& t) {
+    return t.key == model::k_deletion_candidate_taint_key && t.effect == model::TaintEffect::prefer_no_schedule;
+  });
+  if (!m_cluster.node(index).alive() || (it != taints.end()) == candidate) {
+    return;
+  }
+  auto& node = m_cluster.node_mut(index);
+  if (candidate) {
+    node.taints.push_back({std::string(model::k_deletion_candidate_taint_key),
+                           std::to_string(m_now / k_second), model::TaintEffect::prefer_no_schedule});
+  } else {
+    node.taints.erase(node.taints.begin() + (it - taints.begin()));
+  }
+}
+
 void Engine::arrive(PodIndex index)
 {
   auto& p = m_cluster.pod_mut(index);

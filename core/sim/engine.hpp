@@ -70,6 +70,7 @@ public:
   void record(report::Decision decision) override;
   [[nodiscard]] bool records_decisions() const override { return m_input.explain; }
   void set_disrupted(cluster::NodeIndex node, bool disrupted) override;
+  void set_deletion_candidate(cluster::NodeIndex node, bool candidate) override;
 
   // Mark an offering unavailable until now + ttl (ICE / interruption).
   void mark_unavailable(std::string_view instance_type, std::string_view zone, std::string_view capacity_type,

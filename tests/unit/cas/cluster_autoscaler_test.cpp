@@ -317,9 +317,11 @@ TEST_CASE("scale-down: blocking pods keep their node", "[cas][controller][scale-
   g.desired_capacity = 2;
   sc.node_groups.push_back(g);
   const auto cat = default_catalog();
+  // x and y land on different nodes (LeastAllocated sends y to the empty one); y is movable.
   auto spec = make_spec("x", 100, 128);
   std::vector<model::Pod> workload;
   workload.push_back(make_pod("x", spec, 0));
+  workload.push_back(make_pod("y", make_spec("y", 100, 128), 0));
 
   const auto run_once = [&](const model::Scenario& s) {
     ClusterAutoscaler ca(s, cat, 1);
@@ -327,15 +329,16 @@ TEST_CASE("scale-down: blocking pods keep their node", "[cas][controller][scale-
     auto rr = run(s, cat, w, k_hour, ca);
     CHECK(rr.result.disruptions.scale_down == 1);
     CHECK(rr.result.nodes.final_count == 1);
-    return rr;
-  };
-  SECTION("a movable pod is drained and its node removed")
-  {
-    auto rr = run_once(sc);
     CHECK(rr.result.pods.evicted == 1);
     CHECK(rr.result.pods.unschedulable == 0);
+    return rr;
+  };
+  SECTION("movable pods: the first candidate is drained onto the other node")
+  {
+    auto rr = run_once(sc);
+    CHECK(node_of(rr.engine->cluster(), "x") == node_of(rr.engine->cluster(), "y"));
   }
-  SECTION("blocking pods: the empty node goes instead")
+  SECTION("blocking pods: the node of the movable pod goes instead")
   {
     SECTION("no controller") { spec->owner = model::OwnerKind::none; }
     SECTION("safe-to-evict=false") { spec->safe_to_evict_false = true; }
@@ -349,8 +352,134 @@ TEST_CASE("scale-down: blocking pods keep their node", "[cas][controller][scale-
       sc.pdbs.push_back(pdb);
     }
     auto rr = run_once(sc);
+    const auto* x = node_of(rr.engine->cluster(), "x");
+    REQUIRE(x != nullptr);
+    CHECK(x == node_of(rr.engine->cluster(), "y")); // y moved next to x
+  }
+}
+
+TEST_CASE("scale-down candidates: empty nodes first, then the previous loop's unneeded nodes",
+          "[cas][controller][scale-down][order]")
+{
+  // ScaleDownCandidatesSortingProcessor (EmptySorting, then PreviousCandidates): the order
+  // decides which of two nodes that could each take the other's pods is found unneeded.
+  auto sc = base_scenario();
+  const auto cat = default_catalog();
+  // Preferred node affinity (kube-scheduler scoring only; CA's simulations filter) pins the
+  // pods' first placement to a group.
+  const auto prefer = [](const std::shared_ptr<model::PodSpec>& spec, const std::string& pool) -> model::PodSpecPtr {
+    spec->preferred_node_affinity.push_back({100, {{model::Requirement::make("pool", model::Operator::in, {pool})}}});
+    return spec;
+  };
+  const auto group = [&](const std::string& name) {
+    auto g = make_group(name, {"m5.large"}, 0, 1);
+    g.desired_capacity = 1;
+    g.labels = {{"pool", name}};
+    return g;
+  };
+  sc.node_groups = {group("a"), group("b")}; // node a is first in the snapshot
+  SECTION("an empty node is simulated first, so the busy one keeps its pod")
+  {
+    std::vector<model::Pod> workload;
+    workload.push_back(make_pod("x", prefer(make_spec("x", 100, 128), "a"), 0));
+    ClusterAutoscaler ca(sc, cat, 1);
+    auto rr = run(sc, cat, workload, k_hour, ca);
+    INFO(rr.result.decisions.size());
+    const auto downs = decisions(rr.result, "scale-down", "delete");
+    REQUIRE(downs.size() == 1);
+    CHECK(downs[0].detail.find("empty node of b") == 0);
     CHECK(rr.result.pods.evicted == 0);
-    CHECK(node_of(rr.engine->cluster(), "x") != nullptr);
+  }
+  SECTION("a node unneeded in the previous loop is simulated before one that just became eligible")
+  {
+    // Until a-short ends (90 s + 3 min) node a is at 1000m / 1900m (53%, above the 0.5
+    // threshold) and node b (400m) is unneeded: its pod fits on a. Then a (300m) is eligible
+    // too and comes first in the snapshot, but b, unneeded already, is simulated first: b
+    // stays unneeded and goes 10 minutes after it became so. (In snapshot order a would be
+    // found unneeded instead, b unremovable, and a would go 10 minutes after a-short ended.)
+    std::vector<model::Pod> workload;
+    workload.push_back(make_pod("a-long", prefer(make_spec("a-long", 300, 128), "a"), 0));
+    workload.push_back(make_pod("a-short", prefer(make_spec("a-short", 700, 128), "a"), 0, 3 * k_minute));
+    workload.push_back(make_pod("b", prefer(make_spec("b", 400, 128), "b"), 0));
+    ClusterAutoscaler ca(sc, cat, 1);
+    auto rr = run(sc, cat, workload, k_hour, ca);
+    const auto downs = decisions(rr.result, "scale-down", "delete");
+    REQUIRE(downs.size() == 1);
+    CHECK(downs[0].detail.find("underutilized node of b") == 0);
+    CHECK(seconds(downs[0].t) < 90 + 180 + 600);
+    const auto* b = node_of(rr.engine->cluster(), "b");
+    REQUIRE(b != nullptr);
+    CHECK(b == node_of(rr.engine->cluster(), "a-long"));
+  }
+}
+
+TEST_CASE("scale-down: unneeded nodes get the DeletionCandidateOfClusterAutoscaler soft taint",
+          "[cas][controller][scale-down][soft-taint]")
+{
+  // static_autoscaler.go updateSoftDeletionTaints / actuation.UpdateSoftDeletionTaints: CA taints
+  // its unneeded nodes PreferNoSchedule (kube-scheduler's TaintToleration score, weight 3, then
+  // steers new pods away from them) and untaints nodes that are needed again.
+  auto sc = base_scenario();
+  auto g = make_group("ng", {"m5.large"}, 0, 5);
+  g.desired_capacity = 2;
+  sc.node_groups.push_back(g);
+  const auto cat = default_catalog();
+  const auto has_soft_taint = [](const cluster::NodeState& n) {
+    return std::any_of(n.taints.begin(), n.taints.end(), [](const model::Taint& t) {
+      return t.key == model::k_deletion_candidate_taint_key && t.effect == model::TaintEffect::prefer_no_schedule;
+    });
+  };
+  // `busy` fills one node above the threshold (1000m of 1900m); the other stays empty, so
+  // it is unneeded from the first loop. A small pod arrives at 5 minutes.
+  std::vector<model::Pod> base;
+  base.push_back(make_pod("busy", make_spec("busy", 1000, 128), 0));
+  SECTION("the small pod avoids the tainted node, which is then deleted empty")
+  {
+    auto workload = base;
+    workload.push_back(make_pod("small", make_spec("small", 200, 128), 5 * k_minute));
+    ClusterAutoscaler ca(sc, cat, 1);
+    auto rr = run(sc, cat, workload, k_hour, ca);
+    CHECK(node_of(rr.engine->cluster(), "small") == node_of(rr.engine->cluster(), "busy"));
+    const auto downs = decisions(rr.result, "scale-down", "delete");
+    REQUIRE(downs.size() == 1);
+    CHECK(downs[0].detail.find("empty node") == 0);
+    CHECK(rr.result.pods.evicted == 0);
+  }
+  SECTION("maxBulkSoftTaintCount 0: the small pod goes to the empty node (LeastAllocated) and is drained")
+  {
+    sc.settings.cluster_autoscaler.max_bulk_soft_taint_count = 0;
+    auto workload = base;
+    workload.push_back(make_pod("small", make_spec("small", 200, 128), 5 * k_minute));
+    ClusterAutoscaler ca(sc, cat, 1);
+    auto rr = run(sc, cat, workload, k_hour, ca);
+    const auto downs = decisions(rr.result, "scale-down", "delete");
+    REQUIRE(downs.size() == 1);
+    CHECK(downs[0].detail.find("underutilized node") == 0);
+    CHECK(rr.result.pods.evicted == 1);
+  }
+  SECTION("a node needed again loses the taint")
+  {
+    // `big` fits only on the empty node: once there, that node is no longer unneeded.
+    auto workload = base;
+    workload.push_back(make_pod("big", make_spec("big", 1500, 128), 5 * k_minute));
+    ClusterAutoscaler ca(sc, cat, 1);
+    auto rr = run(sc, cat, workload, 30 * k_minute, ca);
+    CHECK(rr.result.disruptions.scale_down == 0);
+    const auto* big = node_of(rr.engine->cluster(), "big");
+    REQUIRE(big != nullptr);
+    CHECK_FALSE(has_soft_taint(*big));
+  }
+  SECTION("the empty node carries the taint while it waits out the unneeded time")
+  {
+    auto workload = base;
+    ClusterAutoscaler ca(sc, cat, 1);
+    auto rr = run(sc, cat, workload, 5 * k_minute, ca);
+    int tainted = 0;
+    for (const auto& n : rr.engine->cluster().nodes()) {
+      tainted += n.alive() && has_soft_taint(n) ? 1 : 0;
+      CHECK(has_soft_taint(n) == (n.alive() && n.pods.empty()));
+    }
+    CHECK(tainted == 1);
   }
 }
 

@@ -97,6 +97,14 @@ TEST_CASE("drainability rules block scale-down as CA's rules.Default does", "[ca
     CHECK(drainability(pod, 0, now, options, no_pdbs) == BlockReason::kube_system);
     CHECK(drainability(pod, 0, k_hour, options, no_pdbs) == BlockReason::kube_system);
     CHECK(drainability(pod, 0, k_hour + 1, options, no_pdbs) == BlockReason::none);
+    // Past the timeout the system rule says drainable, which ends the rules (system/rule.go
+    // returns NewDrainableStatus): the later not-safe-to-evict and local-storage rules do not run.
+    spec->safe_to_evict_false = true;
+    spec->has_local_storage = true;
+    CHECK(drainability(pod, 0, now, options, no_pdbs) == BlockReason::kube_system);
+    CHECK(drainability(pod, 0, k_hour + 1, options, no_pdbs) == BlockReason::none);
+    spec->safe_to_evict_false = false;
+    spec->has_local_storage = false;
     DrainOptions lax = options;
     lax.skip_nodes_with_system_pods = false;
     CHECK(drainability(pod, 0, now, lax, no_pdbs) == BlockReason::none);
