@@ -75,6 +75,8 @@ private:
   // The earliest expire_at of a live node not being deleted (-1: none), remembered per cluster
   // node epoch: reconcile runs on every pod event, nodes change far less often.
   SimTime earliest_expiry(const cluster::Cluster& cluster);
+  // Brings m_disrupted_nodes up to date from the cluster's node log; true when a node joined.
+  bool track_disrupted_nodes(const cluster::Cluster& cluster);
 
   const model::Scenario& m_scenario;
   const catalog::Catalog& m_catalog;
@@ -96,6 +98,11 @@ private:
   bool m_expiry_known = false;
   SimTime m_earliest_expiry = -1;
   SimTime m_last_solve = -1; // pending pods are re-triggered every 10 s
+  // Live nodes with the disrupted taint or being deleted, ascending (provisioning's NodeController
+  // triggers a run for each, and again every 10 s while it lasts), kept from the node log.
+  std::vector<cluster::NodeIndex> m_disrupted_nodes;
+  std::uint64_t m_tracked_cluster = 0;
+  std::size_t m_node_log_seen = 0;
   SimTime m_next_disruption = 0;
   SimTime m_disruption_wake = -1; // request_disruption_wake
   std::vector<SimTime> m_nominated_until; // per node
@@ -103,7 +110,8 @@ private:
   std::int64_t m_launch_failures = 0;
 };
 
-// Re-trigger period of still-pending pods (PodController requeue).
+// Re-trigger period of still-pending pods (PodController requeue) and of disrupted nodes
+// (NodeController requeue).
 inline constexpr Duration k_pending_requeue = 10 * k_second;
 // Disruption controller poll period.
 inline constexpr Duration k_disruption_poll = 10 * k_second;

@@ -195,3 +195,37 @@ TEST_CASE("Termination: provisioning makes room for the pods that will leave a d
 }
 
 } // namespace capsim::karpenter::dtest
+
+namespace capsim::karpenter::dtest {
+
+TEST_CASE("Termination: a deleting node triggers provisioning for its pods before they are evicted",
+          "[disruption][termination][provisioning]")
+{
+  // provisioning/controller.go NodeController: a node carrying karpenter.sh/disrupted triggers
+  // the provisioner (and re-queues every 10 s), whose Schedule adds the node's reschedulable
+  // pods: all three get room at once, though the PDB lets the drain evict one at a time.
+  Sim sim;
+  auto& pool = sim.pool("default");
+  pool.consolidate_after = k_hour;
+  pool.expire_after = k_minute;
+  sim.node("node-0", "default", sim.most_expensive("on-demand").name, resources(32000, 0, 100));
+  PodOpts guarded = rs_pod();
+  guarded.cpu_milli = 1000;
+  sim.pods_on("node-0", 3, guarded);
+  model::PodDisruptionBudget pdb;
+  pdb.name = "pdb";
+  pdb.selector.match_labels = guarded.labels;
+  pdb.max_unavailable = "1";
+  sim.scenario.pdbs.push_back(pdb);
+  // (Before the replacement is ready, 75 s after its launch, and before it expires in turn.)
+  const auto result = sim.run(100 * k_second);
+  INFO(dump(result));
+  const auto launches = decisions(result, "provisioning", "launch");
+  REQUIRE(launches.size() == 1);
+  CHECK(launches[0].t <= k_minute + 2 * k_second); // the expiry at 1 m, then the 1 s batch window
+  CHECK(launches[0].detail.find("for 3 pod(s)") != std::string::npos);
+  CHECK(result.pods.evicted == 1); // the PDB's one disruption: the others wait for it to run again
+  CHECK(sim.alive(std::string("node-0")));
+}
+
+} // namespace capsim::karpenter::dtest
