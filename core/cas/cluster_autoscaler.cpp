@@ -341,9 +341,9 @@ void ClusterAutoscaler::handle_failures(SimTime now, const cluster::Cluster& clu
     auto& v = views[g];
     const std::int32_t upcoming = s.target - static_cast<std::int32_t>(v.ready.size());
     if (upcoming <= 0) {
+      // Done. The group's backoff stays: current CA never calls RemoveBackoff, the backoff
+      // data only goes stale node-group-backoff-reset-timeout after the last failure.
       s.request.reset();
-      s.backoff_until = -1; // RemoveBackoff after a successful scale-up
-      s.backoff_duration = 0;
       continue;
     }
     if (now <= s.request->expected_add) {

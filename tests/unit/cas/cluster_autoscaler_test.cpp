@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 
@@ -565,6 +567,41 @@ TEST_CASE("insufficient capacity: the group backs off and the expander picks ano
   CHECK(ups[0].candidate == "general");
   CHECK(ups[1].candidate == "memory");
   CHECK(seconds(ups[1].t) == Approx(60).margin(0.1));
+}
+
+TEST_CASE("backoff: a successful scale-up keeps the group's backoff history, so the next failure waits twice as long",
+          "[cas][controller][backoff]")
+{
+  // clusterstate.updateScaleRequests drops a finished request without RemoveBackoff; the
+  // exponential backoff data lives until node-group-backoff-reset-timeout (3 h) after the last
+  // failure, so a failure after a success doubles the previous duration (5 -> 10 minutes).
+  auto sc = base_scenario();
+  sc.node_groups.push_back(make_group("general", {"m5.large"}, 0, 10));
+  for (const SimTime at : {SimTime{0}, 30 * k_minute}) {
+    model::ScenarioEvent ice;
+    ice.at = at;
+    ice.kind = "InsufficientCapacity";
+    ice.selector.instance_type = "m5.large";
+    ice.duration = at == 0 ? k_minute : 10 * k_minute;
+    sc.events.push_back(ice);
+  }
+  const auto cat = default_catalog();
+  std::vector<model::Pod> workload;
+  workload.push_back(make_pod("first", make_spec("first", 1500, 1024), 0));
+  workload.push_back(make_pod("second", make_spec("second", 1500, 1024), 30 * k_minute));
+  ClusterAutoscaler ca(sc, cat, 1);
+  auto rr = run(sc, cat, workload, 50 * k_minute, ca);
+  std::string log;
+  for (const auto& d : rr.result.decisions) {
+    log += fmt::format("{} {} {} {} {}\n", seconds(d.t), d.method, d.action, d.candidate, d.detail);
+  }
+  INFO(log);
+  REQUIRE(node_of(rr.engine->cluster(), "first") != nullptr); // launched once the backoff ended
+  const auto backoffs = decisions(rr.result, "scale-up", "backoff");
+  REQUIRE(backoffs.size() == 2);
+  CHECK(seconds(backoffs[1].t) > 30 * 60);
+  CHECK(ca.backed_off(0, backoffs[1].t + 9 * k_minute));
+  CHECK_FALSE(ca.backed_off(0, backoffs[1].t + 11 * k_minute));
 }
 
 TEST_CASE("max-node-provision-time: nodes not ready in 15 minutes are removed and the group backs off",
