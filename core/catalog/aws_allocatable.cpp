@@ -139,7 +139,7 @@ bool NodeClassSettings::is_default() const
 {
   return (ami_family.empty() || ami_family == "AL2023" || ami_family == "AL2") && !max_pods && !pods_per_core
          && kube_reserved.empty() && system_reserved.empty() && eviction_hard.empty()
-         && (!ephemeral_storage || *ephemeral_storage == k_default_ephemeral_storage);
+         && (!ephemeral_storage || *ephemeral_storage == k_default_ephemeral_storage) && !instance_store_raid0;
 }
 
 namespace {
@@ -205,9 +205,22 @@ InstanceType apply_node_class(const InstanceType& base, const NodeClassSettings&
   }
   const bool storage = base.capacity[model::k_ephemeral_storage] != 0;
   // (An inline type keeps the ephemeral storage it lists unless the class sizes the volume.)
-  const std::int64_t ephemeral = settings.ephemeral_storage ? *settings.ephemeral_storage
-                                 : windows                  ? 50 * k_gib
-                                                            : base.capacity[model::k_ephemeral_storage];
+  std::int64_t ephemeral = settings.ephemeral_storage ? *settings.ephemeral_storage
+                           : windows                  ? 50 * k_gib
+                                                      : base.capacity[model::k_ephemeral_storage];
+  if (settings.instance_store_raid0) {
+    // RAID0 makes the instance store disks the node's ephemeral storage (types without one
+    // keep the root volume).
+    const auto it = base.labels.find("karpenter.k8s.aws/instance-local-nvme");
+    std::int64_t gb = 0;
+    if (it != base.labels.end()) {
+      const auto& text = it->second;
+      std::from_chars(text.data(), text.data() + text.size(), gb);
+    }
+    if (gb > 0) {
+      ephemeral = gb * 1'000'000'000;
+    }
+  }
   t.capacity[model::k_pods] = pods;
   if (storage) {
     t.capacity[model::k_ephemeral_storage] = ephemeral;

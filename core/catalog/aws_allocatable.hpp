@@ -140,6 +140,7 @@ struct NodeClassSettings
   std::map<std::string, std::string> system_reserved; // the same
   std::map<std::string, std::string> eviction_hard;   // memory.available, nodefs.available, ...
   std::optional<std::int64_t> ephemeral_storage;      // the root (ephemeral) volume's size, bytes
+  bool instance_store_raid0 = false;                  // instanceStorePolicy: RAID0
 
   // Settings that leave every type as the catalog's AL2023 defaults built it.
   [[nodiscard]] bool is_default() const;
@@ -151,7 +152,9 @@ struct InstanceType;
 // storage the default 20Gi volume) as a NodeClass with `settings` launches it:
 //   pods       = maxPods, else ENI-limited (110 for Windows), capped at podsPerCore x vCPU
 //                (not on Bottlerocket);
-//   ephemeral  = the root volume, else 20Gi (Windows 50Gi);
+//   ephemeral  = with instanceStorePolicy RAID0, the type's instance store (its
+//                karpenter.k8s.aws/instance-local-nvme, in GB: 10^9 bytes); else the root
+//                volume, else 20Gi (Windows 50Gi);
 //   kube-reserved = the defaults (memory from the ENI-limited pods on AL2/AL2023/Custom, from
 //                pods on Bottlerocket and Windows), each kubeReserved key replacing its default;
 //   system-reserved = systemReserved;

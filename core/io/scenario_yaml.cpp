@@ -1185,11 +1185,14 @@ void ScenarioParser::read_node_class(const Doc& d)
   if (present(spec)
       && m_r.check_fields(spec, w + ".spec",
                           {"amiFamily", "amiSelectorTerms", "kubelet", "blockDeviceMappings",
-                           "capacityReservationSelectorTerms"},
+                           "capacityReservationSelectorTerms", "instanceStorePolicy"},
                           {"subnetSelectorTerms", "securityGroupSelectorTerms", "role", "instanceProfile", "tags",
-                           "instanceStorePolicy", "userData", "detailedMonitoring", "associatePublicIPAddress",
+                           "userData", "detailedMonitoring", "associatePublicIPAddress",
                            "metadataOptions", "context", "ipPrefixCount"},
                           Strictness::lenient)) {
+    if (const auto n = child(spec, "instanceStorePolicy"); present(n)) {
+      nc.instance_store_raid0 = m_r.choice(n, w + ".spec.instanceStorePolicy", {"RAID0"}).has_value();
+    }
     if (const auto n = child(spec, "amiFamily"); present(n)) {
       nc.ami_family = m_r.choice(n, w + ".spec.amiFamily",
                                  {"AL2", "AL2023", "Bottlerocket", "Windows2019", "Windows2022", "Windows2025", "Custom"})

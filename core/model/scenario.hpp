@@ -117,6 +117,7 @@ struct NodeClass
   std::map<std::string, std::string> system_reserved; // spec.kubelet.systemReserved
   std::map<std::string, std::string> eviction_hard;   // signal (memory.available, ...) -> quantity or %
   std::optional<std::int64_t> root_volume_bytes;      // blockDeviceMappings root volume size
+  bool instance_store_raid0 = false;                  // spec.instanceStorePolicy: RAID0
   std::vector<CapacityReservationTerm> capacity_reservation_terms; // ORed
   SourceLocation location;
 };

@@ -15,6 +15,7 @@ catalog::NodeClassSettings node_class_settings(const model::NodeClass& node_clas
   s.system_reserved = node_class.system_reserved;
   s.eviction_hard = node_class.eviction_hard;
   s.ephemeral_storage = node_class.root_volume_bytes;
+  s.instance_store_raid0 = node_class.instance_store_raid0;
   return s;
 }
 

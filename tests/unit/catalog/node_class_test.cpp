@@ -180,6 +180,28 @@ TEST_CASE("node class: the root volume sizes the ephemeral storage", "[catalog][
   CHECK(t.allocatable()[model::k_ephemeral_storage] == 89 * k_gib);
 }
 
+TEST_CASE("node class: instanceStorePolicy RAID0 makes the instance store the ephemeral storage",
+          "[catalog][node-class]")
+{
+  // instancetype suite_test.go "should launch instances w/ instance storage for ephemeral storage
+  // resource requests when disks are mounted for ephemeral-storage": m6idn.32xlarge's capacity
+  // is its 7600G of NVMe (ephemeralStorage(): "%dG" of TotalSizeInGB).
+  NodeClassSettings s;
+  s.instance_store_raid0 = true;
+  CHECK_FALSE(s.is_default());
+  const auto t = apply_node_class(type("m6idn.32xlarge"), s);
+  const std::int64_t store = 7600LL * 1'000'000'000;
+  CHECK(t.capacity[model::k_ephemeral_storage] == store);
+  // 1Gi kube-reserved + 10% eviction of the new size.
+  CHECK(t.overhead[model::k_ephemeral_storage]
+        == k_gib + static_cast<std::int64_t>(std::ceil(static_cast<double>(store) / 10)));
+  // A type without an instance store keeps the root volume (20Gi by default, or the mapping's).
+  CHECK(apply_node_class(type("m5.xlarge"), s).capacity[model::k_ephemeral_storage] == 20 * k_gib);
+  s.ephemeral_storage = 100 * k_gib;
+  CHECK(apply_node_class(type("m5.xlarge"), s).capacity[model::k_ephemeral_storage] == 100 * k_gib);
+  CHECK(apply_node_class(type("m5d.large"), s).capacity[model::k_ephemeral_storage] == 75LL * 1'000'000'000);
+}
+
 TEST_CASE("node class: an inline type with its own overhead is left alone", "[catalog][node-class]")
 {
   InstanceType inline_type;

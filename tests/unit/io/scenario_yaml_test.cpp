@@ -416,6 +416,7 @@ spec:
   blockDeviceMappings:
     - deviceName: /dev/xvdb
       ebs: {volumeSize: 100Gi, volumeType: gp3}
+  instanceStorePolicy: RAID0
 status:
   amis: []
 )");
@@ -429,7 +430,11 @@ status:
   CHECK(nc.system_reserved == std::map<std::string, std::string>{{"memory", "500Mi"}});
   CHECK(nc.eviction_hard.at("memory.available") == "5%");
   CHECK(nc.root_volume_bytes == 100 * k_gib);
+  CHECK(nc.instance_store_raid0);
   CHECK(s.kind_counts.at("EC2NodeClass") == 1);
+  REQUIRE_ERROR(k_scenario + "---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: d}\nspec:\n"
+                             "  instanceStorePolicy: RAID1\n",
+                "t.yaml:10:24: error: 'EC2NodeClass/d.spec.instanceStorePolicy': 'RAID1' is not one of RAID0");
 }
 
 TEST_CASE("scenario: NodeGroup fields", "[io][nodegroup]")
