@@ -257,8 +257,11 @@ void merge_label_keys(model::LabelSelector& selector, const std::vector<std::str
   }
 }
 
+using NamespaceLabels = std::map<std::string, model::Labels>;
+
 std::optional<model::PodAffinityTerm> read_pod_affinity_term(YamlReader& r, const YAML::Node& t, const std::string& what,
-                                                             const model::Labels& labels)
+                                                             const model::Labels& labels,
+                                                             const NamespaceLabels* namespaces)
 {
   if (!r.check_fields(t, what,
                       {"labelSelector", "namespaces", "namespaceSelector", "topologyKey", "matchLabelKeys",
@@ -292,7 +295,8 @@ std::optional<model::PodAffinityTerm> read_pod_affinity_term(YamlReader& r, cons
     if (sel && sel->match_labels.empty() && sel->match_expressions.empty()) {
       term.all_namespaces = true;
     } else if (sel) {
-      // capsim has no Namespace objects; only the name label every namespace carries works.
+      // Selectors on the name label every namespace carries name their namespaces directly;
+      // others pick among the stream's namespaces (when the caller knows them).
       constexpr std::string_view k_name_label = "kubernetes.io/metadata.name";
       bool supported = true;
       for (const auto& [k, v] : sel->match_labels) {
@@ -309,7 +313,19 @@ std::optional<model::PodAffinityTerm> read_pod_affinity_term(YamlReader& r, cons
           supported = false;
         }
       }
-      if (!supported) {
+      if (!supported && namespaces != nullptr) {
+        // None selected is kept as the one name "", which no pod's namespace equals (an empty
+        // list would mean the pod's own namespace).
+        term.namespaces = r.string_list(child(t, "namespaces"), what + ".namespaces");
+        for (const auto& [name, ns_labels] : *namespaces) {
+          if (sel->matches(ns_labels)) {
+            term.namespaces.push_back(name);
+          }
+        }
+        if (term.namespaces.empty()) {
+          term.namespaces.emplace_back();
+        }
+      } else if (!supported) {
         r.error(ns, fmt::format("'{}.namespaceSelector': only {{}} (all namespaces) and selectors on "
                                 "kubernetes.io/metadata.name (In / matchLabels) are supported",
                                 what));
@@ -324,7 +340,7 @@ std::optional<model::PodAffinityTerm> read_pod_affinity_term(YamlReader& r, cons
 }
 
 void read_pod_affinity(YamlReader& r, const YAML::Node& pa, const std::string& what, const model::Labels& labels,
-                       std::vector<model::PodAffinityTerm>& required,
+                       const NamespaceLabels* namespaces, std::vector<model::PodAffinityTerm>& required,
                        std::vector<model::WeightedPodAffinityTerm>& preferred)
 {
   if (!r.check_fields(pa, what,
@@ -336,7 +352,7 @@ void read_pod_affinity(YamlReader& r, const YAML::Node& pa, const std::string& w
     const std::string rwhat = what + ".requiredDuringSchedulingIgnoredDuringExecution";
     if (r.expect_sequence(req, rwhat)) {
       for (const auto& t : req) {
-        if (auto term = read_pod_affinity_term(r, t, rwhat, labels)) {
+        if (auto term = read_pod_affinity_term(r, t, rwhat, labels, namespaces)) {
           required.push_back(std::move(*term));
         }
       }
@@ -356,7 +372,7 @@ void read_pod_affinity(YamlReader& r, const YAML::Node& pa, const std::string& w
           continue;
         }
         auto weight = r.integer(w, pwhat + ".weight", 1, 100);
-        auto term = read_pod_affinity_term(r, t, pwhat + ".podAffinityTerm", labels);
+        auto term = read_pod_affinity_term(r, t, pwhat + ".podAffinityTerm", labels, namespaces);
         if (weight && term) {
           preferred.push_back({static_cast<std::int32_t>(*weight), std::move(*term)});
         }
@@ -365,7 +381,8 @@ void read_pod_affinity(YamlReader& r, const YAML::Node& pa, const std::string& w
   }
 }
 
-void read_affinity(YamlReader& r, const YAML::Node& a, const std::string& what, model::PodSpec& spec)
+void read_affinity(YamlReader& r, const YAML::Node& a, const std::string& what, const NamespaceLabels* namespaces,
+                   model::PodSpec& spec)
 {
   if (!r.check_fields(a, what, {"nodeAffinity", "podAffinity", "podAntiAffinity"})) {
     return;
@@ -374,11 +391,11 @@ void read_affinity(YamlReader& r, const YAML::Node& a, const std::string& what, 
     read_node_affinity(r, na, what + ".nodeAffinity", spec);
   }
   if (const auto pa = child(a, "podAffinity"); present(pa)) {
-    read_pod_affinity(r, pa, what + ".podAffinity", spec.labels, spec.pod_affinity_required,
+    read_pod_affinity(r, pa, what + ".podAffinity", spec.labels, namespaces, spec.pod_affinity_required,
                       spec.pod_affinity_preferred);
   }
   if (const auto paa = child(a, "podAntiAffinity"); present(paa)) {
-    read_pod_affinity(r, paa, what + ".podAntiAffinity", spec.labels, spec.pod_anti_affinity_required,
+    read_pod_affinity(r, paa, what + ".podAntiAffinity", spec.labels, namespaces, spec.pod_anti_affinity_required,
                       spec.pod_anti_affinity_preferred);
   }
 }
@@ -819,7 +836,7 @@ PodTemplate read_pod_template(YamlReader& r, const YAML::Node& parent, const YAM
   }
 
   if (const auto a = child(spec_node, "affinity"); present(a)) {
-    read_affinity(r, a, what + ".affinity", spec);
+    read_affinity(r, a, what + ".affinity", context.namespaces, spec);
   }
   if (const auto tsc = child(spec_node, "topologySpreadConstraints"); present(tsc)) {
     read_spread(r, tsc, what + ".topologySpreadConstraints", spec);

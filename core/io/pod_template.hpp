@@ -31,6 +31,9 @@ struct PodContext
   std::optional<std::int32_t> default_priority; // a PriorityClass with globalDefault: true
   // RuntimeClass name -> class (the stream's node.k8s.io/v1 RuntimeClasses).
   const std::map<std::string, RuntimeClass>* runtime_classes = nullptr;
+  // Namespace name -> labels (with kubernetes.io/metadata.name): the stream's Namespaces and
+  // every namespace its objects are in, for affinity terms' namespaceSelectors.
+  const std::map<std::string, model::Labels>* namespaces = nullptr;
   // kubectl dumps: the API server admitted these pods (spec.priority resolved, the
   // RuntimeClass's overhead and scheduling applied), so an unknown priorityClassName or
   // runtimeClassName is not an error there.

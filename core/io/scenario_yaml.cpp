@@ -69,6 +69,7 @@ constexpr KindInfo k_kinds[] = {
     {"PodDisruptionBudget", "policy/v1", true},
     {"PriorityClass", "scheduling.k8s.io/v1", false},
     {"RuntimeClass", "node.k8s.io/v1", false},
+    {"Namespace", "v1", false},
     {"PersistentVolumeClaim", "v1", true},
     {"PersistentVolume", "v1", false},
     {"StorageClass", "storage.k8s.io/v1", false},
@@ -206,6 +207,7 @@ private:
                                                                                  const PodTemplate& t) const;
   void adopt_pods();
   void read_runtime_class(const Doc& d);
+  void read_namespace(const Doc& d);
   void read_claim_templates(const Doc& d, const YAML::Node& spec, std::vector<ClaimInfo>& out);
   void cross_check(const std::vector<Doc>& docs);
 
@@ -269,6 +271,9 @@ private:
   std::map<std::string, std::int32_t> m_priority_classes;
   std::optional<std::int32_t> m_default_priority;
   std::map<std::string, RuntimeClass> m_runtime_classes;
+  // Namespace name -> labels: the stream's Namespaces and the namespaces of its other objects,
+  // each with its kubernetes.io/metadata.name label (namespaceSelectors pick among them).
+  std::map<std::string, model::Labels> m_namespaces;
   // Controllers of the stream, "Kind/namespace/name"; a ReplicaSet whose controller is one of
   // the stream's Deployments maps to that Deployment's name (pasted `kubectl get deploy,rs,pod`).
   std::set<std::string> m_controllers;
@@ -1528,6 +1533,7 @@ void ScenarioParser::read_pod(const Doc& d)
   ctx.priority_classes = &m_priority_classes;
   ctx.default_priority = m_default_priority;
   ctx.runtime_classes = &m_runtime_classes;
+  ctx.namespaces = &m_namespaces;
   ctx.admitted = m_dump;
   auto t = read_pod_template(m_r, d.root, child(d.root, "metadata"), child(d.root, "spec"), w + ".spec", ctx);
   t.spec.template_name = d.name;
@@ -1579,6 +1585,7 @@ model::PodSpecPtr ScenarioParser::read_template(const Doc& d, const YAML::Node& 
   ctx.priority_classes = &m_priority_classes;
   ctx.default_priority = m_default_priority;
   ctx.runtime_classes = &m_runtime_classes;
+  ctx.namespaces = &m_namespaces;
   ctx.admitted = m_dump;
   auto t = read_pod_template(m_r, tmpl, child(tmpl, "metadata"), child(tmpl, "spec"), w + ".spec.template.spec",
                              ctx);
@@ -1902,6 +1909,17 @@ void ScenarioParser::read_runtime_class(const Doc& d)
     rc.tolerations = m_r.tolerations(child(scheduling, "tolerations"), w + ".scheduling.tolerations");
   }
   m_runtime_classes[d.name] = std::move(rc);
+}
+
+void ScenarioParser::read_namespace(const Doc& d)
+{
+  const std::string w = what(d);
+  m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata"}, {"spec", "status"}, Strictness::lenient);
+  check_metadata(m_r, child(d.root, "metadata"), w);
+  auto labels = m_r.string_map(child(child(d.root, "metadata"), "labels"), w + ".metadata.labels");
+  // The API server sets the name label on every namespace (NamespaceDefaultLabelName).
+  labels["kubernetes.io/metadata.name"] = d.name;
+  m_namespaces[d.name] = std::move(labels);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -2548,6 +2566,14 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
       read_priority_class(d);
     } else if (d.kind == "RuntimeClass") {
       read_runtime_class(d);
+    } else if (d.kind == "Namespace") {
+      read_namespace(d);
+    }
+  }
+  for (const auto& d : docs) {
+    const auto* info = find_kind(d.kind);
+    if (info != nullptr && info->namespaced && !m_namespaces.contains(d.namespace_)) {
+      m_namespaces[d.namespace_] = {{"kubernetes.io/metadata.name", d.namespace_}};
     }
   }
   note_controllers(docs);

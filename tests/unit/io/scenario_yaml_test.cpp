@@ -434,7 +434,8 @@ status:
   CHECK(s.kind_counts.at("EC2NodeClass") == 1);
   REQUIRE_ERROR(k_scenario + "---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: d}\nspec:\n"
                              "  instanceStorePolicy: RAID1\n",
-                "t.yaml:10:24: error: 'EC2NodeClass/d.spec.instanceStorePolicy': 'RAID1' is not one of RAID0");
+                "t.yaml:9:24: error: 'RAID1' is not a valid value for 'EC2NodeClass/d.spec.instanceStorePolicy' "
+                "(expected RAID0; did you mean 'RAID0'?)");
 }
 
 TEST_CASE("scenario: NodeGroup fields", "[io][nodegroup]")
@@ -1011,7 +1012,8 @@ TEST_CASE("scenario: errors name FILE:LINE:COL", "[io][errors]")
   REQUIRE_ERROR(k_scenario + "---\napiVersion: karpenter.sh/v1\nkind: NodePol\nmetadata: {name: x}\n",
                 "t.yaml:6:7: error: unknown kind 'NodePol' (did you mean 'NodePool'?) (capsim reads Scenario, NodeGroup, "
                 "Catalog, NodePool, EC2NodeClass, Node, Pod, Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, "
-                "PodDisruptionBudget, PriorityClass, RuntimeClass, PersistentVolumeClaim, PersistentVolume, StorageClass)");
+                "PodDisruptionBudget, PriorityClass, RuntimeClass, Namespace, PersistentVolumeClaim, PersistentVolume, "
+                "StorageClass)");
   REQUIRE_ERROR(k_scenario + "---\napiVersion: apps/v1\nkind: Job\nmetadata: {name: x}\n",
                 "t.yaml:5:13: error: Job needs apiVersion 'batch/v1' (got 'apps/v1')");
   REQUIRE_ERROR(k_scenario + "---\napiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: x}\n",
@@ -1108,6 +1110,52 @@ TEST_CASE("scenario: NodePool keys of Karpenter's domains are refused unless Kar
     CAPTURE(key);
     CHECK(errors_of(pool("kops.k8s.io/instancegroup: nodes", key)).empty());
   }
+}
+
+TEST_CASE("scenario: Namespaces give namespaceSelectors their labels", "[io][pod][affinity]")
+{
+  // A term applies to the union of `namespaces` and the namespaces its namespaceSelector picks
+  // (every namespace carries kubernetes.io/metadata.name); a selector picking none with no list
+  // applies to no namespace at all, which capsim keeps as the one name "".
+  const std::string stream = k_scenario + R"(---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a, labels: {team: a}}
+spec: {finalizers: [kubernetes]}
+status: {phase: Active}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-b, labels: {team: b}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: web}
+spec:
+  containers: [{name: c}]
+  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        - topologyKey: kubernetes.io/hostname
+          labelSelector: {matchLabels: {app: cache}}
+          namespaceSelector: {matchLabels: {team: a}}
+        - topologyKey: kubernetes.io/hostname
+          labelSelector: {matchLabels: {app: cache}}
+          namespaceSelector: {matchExpressions: [{key: team, operator: DoesNotExist}]}
+          namespaces: [extra]
+        - topologyKey: kubernetes.io/hostname
+          labelSelector: {matchLabels: {app: cache}}
+          namespaceSelector: {matchLabels: {team: c}}
+)";
+  const auto s = parse(stream);
+  REQUIRE(s.pods.size() == 1);
+  const auto& terms = s.pods[0].spec->pod_affinity_required;
+  REQUIRE(terms.size() == 3);
+  CHECK(terms[0].namespaces == std::vector<std::string>{"team-a"});
+  // Namespaces without a Namespace document (the pod's own) carry only the name label.
+  CHECK(terms[1].namespaces == std::vector<std::string>{"extra", "web"});
+  CHECK(terms[2].namespaces == std::vector<std::string>{""});
+  CHECK(s.kind_counts.at("Namespace") == 2);
 }
 
 TEST_CASE("scenario: a missing referenced file names the scenario line and the path", "[io][errors]")
