@@ -1003,18 +1003,19 @@ void ClusterAutoscaler::update_soft_taints(const cluster::Cluster& cluster, sim:
     }
     std::sort(tainted.begin(), tainted.end());
   }
-  std::erase_if(tainted, [&](NodeIndex n) {
+  std::size_t kept = 0;
+  for (const NodeIndex n : tainted) {
     if (!cluster.node(n).alive()) {
-      return true;
+      continue; // gone
     }
     if (budget == 0 || m_unneeded_since.count(n) != 0 || m_deleting.count(n) != 0) {
-      return false;
+      tainted[kept++] = n;
+      continue;
     }
     actuator.set_deletion_candidate(n, false);
     --budget;
-    return true;
-  });
-  const std::size_t kept = tainted.size();
+  }
+  tainted.resize(kept);
   for (const auto& entry : m_unneeded_since) {
     const NodeIndex n = entry.first;
     if (budget == 0) {
