@@ -1021,7 +1021,8 @@ void ClusterAutoscaler::update_soft_taints(const cluster::Cluster& cluster, sim:
     if (budget == 0) {
       break;
     }
-    if (m_deleting.count(n) != 0 || std::binary_search(tainted.begin(), tainted.begin() + static_cast<std::ptrdiff_t>(kept), n)) {
+    const auto kept_end = tainted.begin() + static_cast<std::ptrdiff_t>(kept);
+    if (m_deleting.count(n) != 0 || std::binary_search(tainted.begin(), kept_end, n)) {
       continue;
     }
     actuator.set_deletion_candidate(n, true);

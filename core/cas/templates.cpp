@@ -92,7 +92,8 @@ NodeTemplate template_from_node(const cluster::NodeState& node, std::size_t grou
   t.node.labels[std::string(model::labels::k_hostname)] = t.node.name;
   t.node.pods.clear();
   // SanitizeTaints: the new nodes of the group will not carry scale-down's soft taint.
-  std::erase_if(t.node.taints, [](const model::Taint& taint) { return taint.key == model::k_deletion_candidate_taint_key; });
+  std::erase_if(t.node.taints,
+                [](const model::Taint& taint) { return taint.key == model::k_deletion_candidate_taint_key; });
   t.node.requested = node.daemon_requested;
   t.node.owner = cluster::NodeOwner::node_group;
   t.node.pool = static_cast<std::uint32_t>(group_index);

@@ -87,7 +87,8 @@ bool is_restricted_label(std::string_view key)
   const auto slash = key.find('/');
   if (slash != std::string_view::npos) {
     const auto domain = key.substr(0, slash);
-    for (const std::string_view restricted : {std::string_view("karpenter.sh"), std::string_view("karpenter.k8s.aws")}) {
+    using namespace std::string_view_literals;
+    for (const std::string_view restricted : {"karpenter.sh"sv, "karpenter.k8s.aws"sv}) {
       if (domain == restricted
           || (domain.size() > restricted.size() && domain.ends_with(restricted)
               && domain[domain.size() - restricted.size() - 1] == '.')) {

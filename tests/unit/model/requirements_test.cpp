@@ -115,7 +115,8 @@ TEST_CASE("well-known labels include the AWS provider's additions and their know
   CHECK_FALSE(is_well_known_label("karpenter.k8s.aws/ec2nodeclass")); // the CRD allows it on NodePools only
   CHECK_FALSE(is_well_known_label("team"));
   const auto tenancy = well_known_values(labels::k_instance_tenancy);
-  CHECK(std::vector<std::string_view>(tenancy.begin(), tenancy.end()) == std::vector<std::string_view>{"default", "dedicated"});
+  CHECK(std::vector<std::string_view>(tenancy.begin(), tenancy.end())
+        == std::vector<std::string_view>{"default", "dedicated"});
   CHECK(well_known_values(labels::k_capacity_type).size() == 3);
   CHECK(well_known_values(labels::k_zone).empty());
 }
