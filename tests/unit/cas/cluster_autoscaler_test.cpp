@@ -1,4 +1,5 @@
 #include "core/cas/cluster_autoscaler.hpp"
+#include "core/cas/templates.hpp"
 
 #include "tests/unit/cas/cas_fixtures.hpp"
 
@@ -567,6 +568,17 @@ TEST_CASE("insufficient capacity: the group backs off and the expander picks ano
   CHECK(ups[0].candidate == "general");
   CHECK(ups[1].candidate == "memory");
   CHECK(seconds(ups[1].t) == Approx(60).margin(0.1));
+}
+
+TEST_CASE("node templates drop the DeletionCandidate soft taint of the node they copy", "[cas][soft-taint]")
+{
+  // taints.SanitizeTaints: a group's new nodes will not carry scale-down's taint; its own stay.
+  cluster::NodeState node;
+  node.name = "ng-1";
+  node.taints = {{"dedicated", "batch", model::TaintEffect::no_schedule},
+                 {std::string(model::k_deletion_candidate_taint_key), "600", model::TaintEffect::prefer_no_schedule}};
+  const auto t = template_from_node(node, 0, "ng");
+  CHECK(t.node.taints == std::vector<model::Taint>{{"dedicated", "batch", model::TaintEffect::no_schedule}});
 }
 
 TEST_CASE("backoff: a successful scale-up keeps the group's backoff history, so the next failure waits twice as long",

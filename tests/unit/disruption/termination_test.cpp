@@ -229,3 +229,30 @@ TEST_CASE("Termination: a deleting node triggers provisioning for its pods befor
 }
 
 } // namespace capsim::karpenter::dtest
+
+namespace capsim::karpenter::dtest {
+
+TEST_CASE("Launch: each node Karpenter launches is labelled with its instance tenancy",
+          "[disruption][provisioning]")
+{
+  // aws:pkg/cloudprovider labels the NodeClaim with the instance's tenancy, which getTenancyType
+  // chose: default unless the claim allows only dedicated.
+  for (const std::string asked : {"", "dedicated", "default"}) {
+    Sim sim;
+    sim.pool("default");
+    PodOpts pod;
+    pod.cpu_milli = 1000;
+    if (!asked.empty()) {
+      pod.node_selector = {{std::string(model::labels::k_instance_tenancy), asked}};
+    }
+    sim.pending(0, 1, pod);
+    const auto result = sim.run(5 * k_minute);
+    INFO(asked << "\n" << dump(result));
+    CHECK(result.nodes.launched == 1);
+    CHECK(bound_pods(sim) == 1);
+    const auto& node = only_alive(sim);
+    CHECK(node.labels.at(std::string(model::labels::k_instance_tenancy)) == (asked.empty() ? "default" : asked));
+  }
+}
+
+} // namespace capsim::karpenter::dtest

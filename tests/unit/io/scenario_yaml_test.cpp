@@ -132,7 +132,8 @@ spec:
                       ignoreDaemonsetsUtilization: true, expendablePodsPriorityCutoff: -5,
                       unremovableNodeRecheckTimeout: 6m, initialNodeGroupBackoffDuration: 4m,
                       maxNodeGroupBackoffDuration: 20m, nodeGroupBackoffResetTimeout: 2h,
-                      blockingSystemPodDisruptionTimeout: 30m, registrationLatency: 15s, rebalanceLeadTime: 8m}
+                      blockingSystemPodDisruptionTimeout: 30m, registrationLatency: 15s, rebalanceLeadTime: 8m,
+                      maxBulkSoftTaintCount: 0}
   spot: {interruptionModel: none, hazardMultiplier: 2.5}
   pricing: {onDemandDiscount: 0.1, savingsPlanUsdPerHour: 12.5, savingsPlanDiscount: 0.3,
             nodeOverheadUsdPerHour: 0.01, minSpotDiscount: 0.2}
@@ -177,6 +178,7 @@ spec:
   CHECK(c.rebalance_recommendation);
   CHECK(c.new_pod_scale_up_delay == 30 * k_second);
   CHECK(c.max_drain_parallelism == 3);
+  CHECK(c.max_bulk_soft_taint_count == 0);
   CHECK(c.scale_down_gpu_utilization_threshold == Approx(0.4));
   CHECK(c.ignore_daemonsets_utilization);
   CHECK(c.expendable_pods_priority_cutoff == -5);
