@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,9 @@ struct NodeState
   bool do_not_disrupt = false;  // node annotation karpenter.sh/do-not-disrupt
   bool disrupted_taint = false; // karpenter.sh/disrupted:NoSchedule (candidate in a command)
   std::uint64_t template_hash = 0;
+  // The NodeClaim's terminationGracePeriod, copied from its NodePool at launch (nullopt: wait
+  // forever); a later NodePool version does not change it.
+  std::optional<Duration> termination_grace_period;
   std::vector<PodIndex> pods; // bound non-DaemonSet pods
   // A new value (unique within the Cluster) whenever `pods` changes, so readers that derive
   // facts from the pod list can tell it is unchanged without comparing it.

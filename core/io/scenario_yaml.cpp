@@ -37,6 +37,10 @@ struct Doc
   std::string namespace_ = "default";
 };
 
+// A NodePool document carrying this annotation is a later version of that NodePool, applied at
+// the given time of the run (model::NodePoolUpdate).
+constexpr std::string_view k_apply_at = "capsim.io/apply-at";
+
 // Why a NodePool may not name `key` (model::is_restricted_node_pool_key is true for it).
 std::string restriction_reason(std::string_view key)
 {
@@ -44,6 +48,11 @@ std::string restriction_reason(std::string_view key)
     return " (Karpenter sets it)";
   }
   return " (the karpenter.sh and karpenter.k8s.aws domains allow only the labels Karpenter knows)";
+}
+
+bool is_node_pool_update(const Doc& d)
+{
+  return d.kind == "NodePool" && present(child(child(child(d.root, "metadata"), "annotations"), std::string(k_apply_at)));
 }
 
 struct KindInfo
@@ -959,9 +968,29 @@ void ScenarioParser::read_node_pool(const Doc& d)
   m_r.check_fields(d.root, w, {"apiVersion", "kind", "metadata", "spec"}, k_k8s_top_ignored, Strictness::lenient);
   model::NodePool np;
   np.name = d.name;
+  SourceLocation ref_location;
   const auto md = child(d.root, "metadata");
   check_metadata(m_r, md, w);
   const auto annotations = m_r.string_map(child(md, "annotations"), w + ".metadata.annotations");
+  // A later version of a NodePool, applied during the run (NodePoolUpdate).
+  std::optional<SimTime> apply_at;
+  SourceLocation apply_location;
+  if (const auto at = child(child(md, "annotations"), std::string(k_apply_at)); present(at)) {
+    apply_location = m_r.location(at);
+    if (m_dump) {
+      m_r.error(at, fmt::format("{}: annotation {} is for scenarios (a NodePool applied during the run), not for "
+                                "cluster dumps",
+                                w, k_apply_at));
+    } else if (auto v = m_r.duration(at, std::string(k_apply_at)); v && *v <= 0) {
+      m_r.error(at, fmt::format("{}: annotation {} must be after the start (got {}); the NodePool's version at "
+                                "t=0 is the document without it",
+                                w, k_apply_at, format_duration(*v)));
+    } else if (v) {
+      apply_at = *v;
+    } else {
+      return;
+    }
+  }
   if (auto it = annotations.find("capsim.io/limit-usd-per-hour"); it != annotations.end()) {
     const auto node = child(child(md, "annotations"), "capsim.io/limit-usd-per-hour");
     if (auto v = m_r.number(node, "capsim.io/limit-usd-per-hour", 0.0, 1e9)) {
@@ -1083,7 +1112,7 @@ void ScenarioParser::read_node_pool(const Doc& d)
           m_r.error(ref, fmt::format("'{}.nodeClassRef' needs a 'name'", tw));
         } else {
           np.node_class_ref = m_r.string(name, tw + ".nodeClassRef.name").value_or("");
-          m_node_pool_ref_locations[np.name] = m_r.location(name);
+          ref_location = m_r.location(name);
         }
         if (const auto kind = child(ref, "kind"); present(kind)) {
           (void)m_r.choice(kind, tw + ".nodeClassRef.kind", {"EC2NodeClass"});
@@ -1175,6 +1204,11 @@ void ScenarioParser::read_node_pool(const Doc& d)
   }
   set_int(spec, "weight", w + ".spec", np.weight, 1, 100);
   np.template_hash = node_pool_template_hash(np);
+  if (apply_at) {
+    m_s.node_pool_updates.push_back({*apply_at, std::move(np), apply_location, ref_location});
+    return;
+  }
+  m_node_pool_ref_locations[np.name] = ref_location;
   m_s.node_pools.push_back(std::move(np));
 }
 
@@ -2473,6 +2507,33 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
                             p.name, p.node_class_ref, did_you_mean(p.node_class_ref, class_names)));
     }
   }
+  std::stable_sort(m_s.node_pool_updates.begin(), m_s.node_pool_updates.end(),
+                   [](const model::NodePoolUpdate& a, const model::NodePoolUpdate& b) { return a.at < b.at; });
+  for (std::size_t i = 0; i < m_s.node_pool_updates.size(); ++i) {
+    const auto& u = m_s.node_pool_updates[i];
+    const std::string& name = u.pool.name;
+    if (!contains(pool_names, name)) {
+      m_r.error(u.location, fmt::format("NodePool/{}: annotation {} applies a new version of a NodePool, but no "
+                                        "NodePool document named '{}' without it gives its version at t=0{}",
+                                        name, k_apply_at, name, did_you_mean(name, pool_names)));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& other = m_s.node_pool_updates[j];
+      if (other.pool.name == name && other.at == u.at) {
+        m_r.error(u.location, fmt::format("NodePool/{}: two versions are applied at {} (the other on line {})", name,
+                                          format_duration(u.at), other.location.line));
+      }
+    }
+    if (u.at > k_max_sim_duration) {
+      m_r.error(u.location, fmt::format("NodePool/{}: {} {} is beyond any simulation", name, k_apply_at,
+                                        format_duration(u.at)));
+    }
+    if (!class_names.empty() && !u.pool.node_class_ref.empty() && !contains(class_names, u.pool.node_class_ref)) {
+      m_r.error(u.node_class_location,
+                fmt::format("NodePool/{}: nodeClassRef names EC2NodeClass '{}', which is not in the scenario{}", name,
+                            u.pool.node_class_ref, did_you_mean(u.pool.node_class_ref, class_names)));
+    }
+  }
   for (const auto& [index, node] : m_generator_template_nodes) {
     const auto& name = m_s.generators[index].template_name;
     if (!contains(template_names, name)) {
@@ -2550,8 +2611,8 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
   std::map<std::string, std::uint32_t> names;
   for (const auto& d : docs) {
     const auto* info = find_kind(d.kind);
-    if (d.kind == "Scenario" || d.kind == "Catalog" || d.name.empty() || info == nullptr) {
-      continue;
+    if (d.kind == "Scenario" || d.kind == "Catalog" || d.name.empty() || info == nullptr || is_node_pool_update(d)) {
+      continue; // (a NodePool's later versions share its name; cross_check pairs them)
     }
     const std::string key = info->namespaced ? fmt::format("{}/{}/{}", d.kind, d.namespace_, d.name)
                                              : fmt::format("{}/{}", d.kind, d.name);

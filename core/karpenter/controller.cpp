@@ -25,20 +25,11 @@ Duration nomination_window(const model::KarpenterSettings& settings)
 KarpenterController::KarpenterController(const model::Scenario& scenario, const catalog::Catalog& catalog,
                                          std::uint64_t seed)
   : m_scenario(scenario), m_catalog(catalog), m_node_class_types(scenario, catalog), m_seed(seed),
-    m_cache(std::make_unique<SolveCache>())
+    m_pool_specs(scenario.node_pools), m_pools(scenario.node_pools.size()), m_cache(std::make_unique<SolveCache>())
 {
-  for (std::uint32_t i = 0; i < scenario.node_pools.size(); ++i) {
-    NodePoolInput in;
-    in.pool = &scenario.node_pools[i];
-    in.index = i;
-    in.revision = 1; // the scenario's NodePools do not change during a run
-    in.instance_types = make_type_list(m_node_class_types.types_for(scenario.node_pools[i].node_class_ref));
-    for (const auto* t : *in.instance_types) {
-      for (const auto& o : t->offerings) {
-        m_reservations = m_reservations || !o.reservation_id.empty();
-      }
-    }
-    m_pools.push_back(std::move(in));
+  for (std::uint32_t i = 0; i < m_pools.size(); ++i) {
+    m_pools[i].index = i;
+    set_pool(i, scenario.node_pools[i]);
   }
   for (const auto& ds : scenario.daemon_sets) {
     if (ds.spec) {
@@ -49,6 +40,44 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
 
 KarpenterController::~KarpenterController() = default;
 
+void KarpenterController::set_pool(std::uint32_t index, const model::NodePool& pool)
+{
+  m_pool_specs[index] = pool;
+  NodePoolInput& in = m_pools[index];
+  in.pool = &m_pool_specs[index];
+  in.revision = ++m_pool_revisions; // (non-zero: the cache trusts it until the next version)
+  in.instance_types = make_type_list(m_node_class_types.types_for(pool.node_class_ref));
+  for (const auto* t : *in.instance_types) {
+    for (const auto& o : t->offerings) {
+      m_reservations = m_reservations || !o.reservation_id.empty();
+    }
+  }
+}
+
+void KarpenterController::apply_updates(SimTime now, sim::Actuator& actuator)
+{
+  const auto& updates = m_scenario.node_pool_updates;
+  for (; m_next_update < updates.size() && updates[m_next_update].at <= now; ++m_next_update) {
+    const auto& update = updates[m_next_update];
+    const auto it = std::find_if(m_pool_specs.begin(), m_pool_specs.end(),
+                                 [&](const model::NodePool& p) { return p.name == update.pool.name; });
+    if (it == m_pool_specs.end()) {
+      continue; // (the parser refuses a version of a NodePool the scenario does not have)
+    }
+    const bool drifts = it->template_hash != update.pool.template_hash;
+    const bool requirements = !(it->requirements == update.pool.requirements);
+    set_pool(static_cast<std::uint32_t>(it - m_pool_specs.begin()), update.pool);
+    if (actuator.records_decisions()) {
+      std::string what = drifts ? "template changed: its nodes drift" : "template unchanged";
+      if (requirements) {
+        what += "; requirements changed: nodes they no longer allow drift";
+      }
+      actuator.record({now, "nodepool", update.pool.name, "update",
+                       fmt::format("version of line {} applied ({})", update.location.line, what), 0});
+    }
+  }
+}
+// (Only nodes at t=0 ask, before any later NodePool version: the scenario's is theirs.)
 const catalog::InstanceType* KarpenterController::instance_type_for(const cluster::NodeState& node) const
 {
   if (node.owner != NodeOwner::node_pool || node.pool >= m_scenario.node_pools.size() || node.instance_type == nullptr) {
@@ -57,9 +86,10 @@ const catalog::InstanceType* KarpenterController::instance_type_for(const cluste
   return m_node_class_types.find(m_scenario.node_pools[node.pool].node_class_ref, node.instance_type->name);
 }
 
-const std::vector<const catalog::InstanceType*>* KarpenterController::pool_instance_types(std::uint32_t pool) const
+const std::vector<const catalog::InstanceType*>* KarpenterController::pool_instance_types(
+    const model::NodePool& pool) const
 {
-  return pool < m_pools.size() ? &m_pools[pool].types() : nullptr;
+  return &m_node_class_types.types_for(pool.node_class_ref);
 }
 
 SimTime KarpenterController::nominated_until(NodeIndex node) const
@@ -128,6 +158,7 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       req.registration_latency = settings.registration_latency;
       req.expire_at = pool.expire_after == k_never ? -1 : now + pool.expire_after;
       req.template_hash = pool.template_hash;
+      req.termination_grace_period = pool.termination_grace_period;
       // The template's annotations reach the NodeClaim and then the Node (registration syncs
       // them), so a NodePool can mark every node it launches as not to be disrupted.
       const auto dnd = pool.template_annotations.find(std::string(model::labels::k_do_not_disrupt));
@@ -264,6 +295,7 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
                                                       sim::Actuator& actuator)
 {
   const auto& settings = m_scenario.settings.karpenter;
+  apply_updates(now, actuator);
   expire(now, cluster, actuator);
 
   // Batching: any pod that became pending since the last look is a trigger.
@@ -320,6 +352,9 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
     consider(m_next_disruption);
   }
   consider(earliest_expiry(cluster));
+  if (m_next_update < m_scenario.node_pool_updates.size()) {
+    consider(m_scenario.node_pool_updates[m_next_update].at);
+  }
   if (next < 0) {
     return std::nullopt;
   }

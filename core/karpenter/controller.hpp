@@ -33,10 +33,14 @@ public:
   [[nodiscard]] Duration interruption_lead_time() const override;
   [[nodiscard]] bool handles_interruption(const cluster::NodeState& node) const override;
   [[nodiscard]] const catalog::InstanceType* instance_type_for(const cluster::NodeState& node) const override;
-  [[nodiscard]] const std::vector<const catalog::InstanceType*>* pool_instance_types(std::uint32_t pool) const override;
+  [[nodiscard]] const std::vector<const catalog::InstanceType*>* pool_instance_types(
+      const model::NodePool& pool) const override;
 
   // The NodePools as Solve sees them (instance types filtered to each pool's requirements).
   [[nodiscard]] const std::vector<NodePoolInput>& node_pools() const { return m_pools; }
+  // The NodePools as they are now: the scenario's, each replaced by its later versions
+  // (model::NodePoolUpdate) as the run reaches them; indexed like scenario().node_pools.
+  [[nodiscard]] const std::vector<model::NodePool>& pool_specs() const { return m_pool_specs; }
 
   // Nodes nominated for pods (not disruption candidates) until the returned time.
   [[nodiscard]] SimTime nominated_until(cluster::NodeIndex node) const;
@@ -71,6 +75,11 @@ public:
 
 private:
   void provision(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
+  // Applies the NodePool versions due by `now` (kubectl apply): Solve and disruption see them
+  // from then on, under a new NodePoolInput::revision.
+  void apply_updates(SimTime now, sim::Actuator& actuator);
+  // Installs `pool` as NodePool `index`'s spec, with the instance types of its EC2NodeClass.
+  void set_pool(std::uint32_t index, const model::NodePool& pool);
   void expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
   // The earliest expire_at of a live node not being deleted (-1: none), remembered per cluster
   // node epoch: reconcile runs on every pod event, nodes change far less often.
@@ -82,7 +91,10 @@ private:
   const catalog::Catalog& m_catalog;
   sim::NodeClassTypes m_node_class_types; // the NodePools' instance types, per EC2NodeClass
   std::uint64_t m_seed;
+  std::vector<model::NodePool> m_pool_specs; // never resized: m_pools point into it
   std::vector<NodePoolInput> m_pools;
+  std::size_t m_next_update = 0;   // into scenario().node_pool_updates
+  std::uint64_t m_pool_revisions = 0; // the last NodePoolInput::revision handed out
   std::vector<model::PodSpecPtr> m_daemon_sets;
   std::unique_ptr<SolveCache> m_cache;
   LaunchMemo m_launch_memo;

@@ -108,6 +108,8 @@ private:
   // PodDisruptionBudget status, computed once per step when first needed.
   const PdbLimits* pdbs();
   [[nodiscard]] const model::Scenario& scenario() const { return m_ctl.scenario(); }
+  // The NodePools as they are now (later versions applied), by NodePool index.
+  [[nodiscard]] const std::vector<model::NodePool>& pools() const { return m_ctl.pool_specs(); }
   [[nodiscard]] const std::string& version() const { return scenario().settings.karpenter.version; }
 
   KarpenterController& m_ctl;
@@ -130,6 +132,7 @@ private:
 
   std::vector<SimTime> m_drift_seen;        // per node: when drift was first observed
   std::vector<std::int8_t> m_requirements_drift; // per node: -1 unknown, 0 no, 1 drifted
+  std::uint64_t m_pool_revisions = 0;             // the NodePools' revisions m_requirements_drift is for
   std::vector<std::string> m_last_keep;     // per node: last recorded blocking reason
   CandidateMemos m_candidate_memo; // per node: make_candidate's pod-derived facts
 
@@ -204,6 +207,20 @@ void DisruptionController::begin(SimTime now, const cluster::Cluster& cluster, s
   m_nominated.resize(n, -1);
   m_drift_seen.resize(n, -1);
   m_requirements_drift.resize(n, -1);
+  std::uint64_t revisions = 0;
+  for (const auto& p : m_ctl.node_pools()) {
+    revisions += p.revision;
+  }
+  if (revisions != m_pool_revisions) {
+    // A NodePool's new version: its requirements drift nodes anew, and (as the NodePool
+    // informer's MarkUnconsolidated) consolidation looks again.
+    if (m_pool_revisions != 0) {
+      std::fill(m_requirements_drift.begin(), m_requirements_drift.end(), std::int8_t{-1});
+      m_state_time = now;
+      ++m_state_version;
+    }
+    m_pool_revisions = revisions;
+  }
   m_last_keep.resize(n);
   m_v113 = is_v113(version());
   observe_changes();
@@ -304,11 +321,11 @@ SimulationContext DisruptionController::sim_context()
 bool DisruptionController::drifted(NodeIndex n)
 {
   const auto& node = m_cluster->node(n);
-  const auto& pools = scenario().node_pools;
-  if (node.pool >= pools.size()) {
+  const auto& specs = pools();
+  if (node.pool >= specs.size()) {
     return false;
   }
-  const auto& pool = pools[node.pool];
+  const auto& pool = specs[node.pool];
   bool d = node.drifted_at >= 0 || node.template_hash != pool.template_hash;
   if (!d) {
     // RequirementsDrifted: the node's labels no longer satisfy the NodePool's requirements.
@@ -319,6 +336,8 @@ bool DisruptionController::drifted(NodeIndex n)
   }
   if (d && m_drift_seen[n] < 0) {
     m_drift_seen[n] = node.drifted_at >= 0 ? node.drifted_at : m_now;
+  } else if (!d) {
+    m_drift_seen[n] = -1; // (a later NodePool version may undo the drift: the condition goes)
   }
   return d;
 }
@@ -332,7 +351,7 @@ SimTime DisruptionController::drift_time(NodeIndex n) const
 bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::string* why)
 {
   const auto& node = m_cluster->node(c.node);
-  const auto& pool = scenario().node_pools[c.pool];
+  const auto& pool = pools()[c.pool];
   const bool v113 = m_v113;
   const auto consolidatable = [&]() {
     const SimTime at = consolidatable_at(node, pool);
@@ -399,7 +418,6 @@ CandidateContext DisruptionController::candidate_context()
 {
   CandidateContext ctx;
   ctx.cluster = m_cluster;
-  ctx.scenario = &scenario();
   ctx.pools = &m_ctl.node_pools();
   ctx.pdbs = pdbs();
   ctx.now = m_now;
@@ -462,7 +480,7 @@ bool DisruptionController::any_balanced() const
   if (is_v113(version())) {
     return false;
   }
-  for (const auto& p : scenario().node_pools) {
+  for (const auto& p : pools()) {
     if (p.consolidation_policy == model::ConsolidationPolicy::balanced) {
       return true;
     }
@@ -475,7 +493,7 @@ std::vector<PoolTotals> DisruptionController::pool_totals(std::span<const Elemen
 {
   // computeNodePoolTotals: cost of every node of the pool (ClusterCost) and disruption cost of
   // every node (candidates' RescheduleDisruptionCost, 1 + positive eviction costs otherwise).
-  std::vector<PoolTotals> totals(scenario().node_pools.size());
+  std::vector<PoolTotals> totals(pools().size());
   std::vector<double> candidate_cost(m_cluster->nodes().size(), -1);
   for (const auto& e : candidates) {
     const Candidate& c = candidate_of(e);
@@ -538,7 +556,7 @@ Outcome DisruptionController::emptiness()
   if (cands.empty() || is_consolidated(Method::emptiness)) {
     return Outcome::nothing;
   }
-  auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::empty, m_now);
+  auto budget = budget_mapping(pools(), *m_cluster, model::DisruptionReason::empty, m_now);
   sort_candidates(cands, version(), *m_cluster, &m_order);
   std::vector<Candidate> empty;
   bool constrained = false;
@@ -547,7 +565,7 @@ Outcome DisruptionController::emptiness()
     if (budget[c.pool] == 0) {
       constrained = true;
       keep(Method::emptiness, c.node,
-           "the disruption budget of NodePool " + scenario().node_pools[c.pool].name + " allows no more Empty disruptions now");
+           "the disruption budget of NodePool " + pools()[c.pool].name + " allows no more Empty disruptions now");
       continue;
     }
     --budget[c.pool];
@@ -586,12 +604,12 @@ Outcome DisruptionController::drift()
   });
   // Empty candidates first: fewer pods move twice.
   std::stable_partition(cands.begin(), cands.end(), [](const Candidate& c) { return c.reschedulable.empty(); });
-  const auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::drifted, m_now);
+  const auto budget = budget_mapping(pools(), *m_cluster, model::DisruptionReason::drifted, m_now);
   const SimulationContext ctx = sim_context();
   for (auto& c : cands) {
     if (budget[c.pool] == 0) {
       keep(Method::drift, c.node,
-           "drifted, but the disruption budget of NodePool " + scenario().node_pools[c.pool].name
+           "drifted, but the disruption budget of NodePool " + pools()[c.pool].name
                + " allows no more Drifted disruptions now");
       continue;
     }
@@ -624,7 +642,7 @@ std::optional<Command> DisruptionController::first_n_consolidation(std::span<con
   std::function<bool(const Command&)> approve;
   if (any_balanced()) {
     approve = [this, totals = pool_totals<Candidate>(cands)](const Command& cmd) {
-      return balanced_approves(cmd, scenario(), totals, nullptr);
+      return balanced_approves(cmd, pools(), totals, nullptr);
     };
   }
   return karpenter::first_n_consolidation(sim_context(), cands, max, available, approve);
@@ -638,7 +656,7 @@ Outcome DisruptionController::multi_node()
   if (cands.empty() || is_consolidated(Method::multi_node)) {
     return Outcome::nothing;
   }
-  auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
+  auto budget = budget_mapping(pools(), *m_cluster, model::DisruptionReason::underutilized, m_now);
   sort_candidates(cands, version(), *m_cluster, &m_order);
   // The disruptable candidates, in order, copied out: the first of them only (the search reads no
   // more than one past its maximum), unless the balanced policy's totals read them all or
@@ -695,7 +713,7 @@ Outcome DisruptionController::single_node()
   if (cands.empty() || is_consolidated(Method::single_node)) {
     return Outcome::nothing;
   }
-  const auto budget = budget_mapping(scenario().node_pools, *m_cluster, model::DisruptionReason::underutilized, m_now);
+  const auto budget = budget_mapping(pools(), *m_cluster, model::DisruptionReason::underutilized, m_now);
   if (!sorted) {
     sort_candidates(cands, version(), *m_cluster, &m_order);
   }
@@ -721,11 +739,11 @@ Outcome DisruptionController::single_node()
     if (budget[c.pool] == 0) {
       constrained = true;
       keep(Method::single_node, c.node,
-           "the disruption budget of NodePool " + scenario().node_pools[c.pool].name
+           "the disruption budget of NodePool " + pools()[c.pool].name
                + " allows no more Underutilized disruptions now");
       continue;
     }
-    if (balanced && !balanced_can_pass(c, scenario(), totals)) {
+    if (balanced && !balanced_can_pass(c, pools(), totals)) {
       keep(Method::single_node, c.node, "Balanced policy: even deleting the node would not score 1/k");
       continue;
     }
@@ -735,7 +753,7 @@ Outcome DisruptionController::single_node()
       continue;
     }
     std::string why;
-    if (balanced && !balanced_approves(*outcome.command, scenario(), totals, &why)) {
+    if (balanced && !balanced_approves(*outcome.command, pools(), totals, &why)) {
       keep(Method::single_node, c.node, why);
       continue;
     }
@@ -765,7 +783,7 @@ bool DisruptionController::validate(Command& cmd, std::string* why)
   };
   const model::DisruptionReason reason =
       cmd.method == Method::emptiness ? model::DisruptionReason::empty : model::DisruptionReason::underutilized;
-  auto budget = budget_mapping(scenario().node_pools, *m_cluster, reason, m_now);
+  auto budget = budget_mapping(pools(), *m_cluster, reason, m_now);
   if (cmd.method == Method::emptiness) {
     // EmptinessValidator: keep the candidates that are still empty, not nominated, within budget.
     std::vector<Candidate> valid;

@@ -370,8 +370,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
     out.lasting = true;
     return out; // unmanaged, not initialized, deleting / marked for deletion, or in a command
   }
-  const auto& pools = ctx.scenario->node_pools;
-  if (node.pool >= pools.size() || ctx.pools == nullptr || node.pool >= ctx.pools->size()) {
+  if (ctx.pools == nullptr || node.pool >= ctx.pools->size()) {
     out.blocked = "NodePool not found";
     out.lasting = true;
     return out;
@@ -388,7 +387,6 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
     out.lasting = true;
     return out;
   }
-  const auto& pool = pools[node.pool];
   const auto& pool_input = (*ctx.pools)[node.pool];
   std::unique_ptr<CandidateMemo> local; // made only without a memo table (a pointer: cheap to skip)
   if (ctx.memo != nullptr) {
@@ -413,7 +411,8 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
                  "make_candidate: a node's memo differs from its pods");
   }
 #endif
-  const bool ignore_pod_blockers = disruption_class == DisruptionClass::eventual && pool.termination_grace_period;
+  // (The NodeClaim's own terminationGracePeriod, which a later NodePool version does not change.)
+  const bool ignore_pod_blockers = disruption_class == DisruptionClass::eventual && node.termination_grace_period;
   if (!ignore_pod_blockers && memo.any_do_not_disrupt()) {
     for (const PodIndex p : node.pods) {
       const auto& ps = cluster.pod(p);
@@ -464,9 +463,14 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
 const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const CandidateContext& ctx,
                                                                     std::uint64_t queue_version)
 {
-  const Basis basis{ctx.cluster->instance_id(), queue_version,        ctx.pools,
-                    ctx.pools != nullptr ? ctx.pools->size() : 0,    ctx.scenario,
-                    ctx.scenario->node_pools.size()};
+  std::uint64_t revisions = 0; // (a NodePool's new version has a new revision: the kept answers go)
+  if (ctx.pools != nullptr) {
+    for (const auto& p : *ctx.pools) {
+      revisions += p.revision;
+    }
+  }
+  const Basis basis{ctx.cluster->instance_id(), queue_version, ctx.pools, ctx.pools != nullptr ? ctx.pools->size() : 0,
+                    revisions};
   if (m_basis != basis) {
     m_basis = basis;
     m_entries.clear();

@@ -207,8 +207,7 @@ private:
 struct CandidateContext
 {
   const cluster::Cluster* cluster = nullptr;
-  const model::Scenario* scenario = nullptr;
-  const std::vector<NodePoolInput>* pools = nullptr;
+  const std::vector<NodePoolInput>* pools = nullptr; // by NodePool index (NodeState::pool)
   const PdbLimits* pdbs = nullptr;
   SimTime now = 0;
   // Nodes nominated for pods (provisioning or a started command) until the returned time.
@@ -264,8 +263,7 @@ private:
     std::uint64_t queue_version = 0;
     const std::vector<NodePoolInput>* pools = nullptr;
     std::size_t pool_count = 0;
-    const model::Scenario* scenario = nullptr;
-    std::size_t scenario_pools = 0;
+    std::uint64_t pool_revisions = 0; // the sum of the pools' revisions
     bool operator==(const Basis&) const = default;
   };
 

@@ -546,10 +546,9 @@ double balanced_score(double savings, double disruption, const PoolTotals& total
   return df == 0 ? k_inf : sf / df;
 }
 
-bool balanced_can_pass(const Candidate& c, const model::Scenario& scenario, const std::vector<PoolTotals>& totals)
+bool balanced_can_pass(const Candidate& c, const std::vector<model::NodePool>& pools, const std::vector<PoolTotals>& totals)
 {
-  if (c.pool >= scenario.node_pools.size()
-      || scenario.node_pools[c.pool].consolidation_policy != model::ConsolidationPolicy::balanced) {
+  if (c.pool >= pools.size() || pools[c.pool].consolidation_policy != model::ConsolidationPolicy::balanced) {
     return true;
   }
   const auto& t = totals[c.pool];
@@ -559,7 +558,8 @@ bool balanced_can_pass(const Candidate& c, const model::Scenario& scenario, cons
   return balanced_score(c.price, c.reschedule_cost, t) >= 1.0 / k_balanced_k;
 }
 
-bool balanced_approves(const Command& cmd, const model::Scenario& scenario, const std::vector<PoolTotals>& totals,
+bool balanced_approves(const Command& cmd, const std::vector<model::NodePool>& node_pools,
+                       const std::vector<PoolTotals>& totals,
                        std::string* why)
 {
   if (cmd.candidates.empty()) {
@@ -573,8 +573,7 @@ bool balanced_approves(const Command& cmd, const model::Scenario& scenario, cons
   }
   bool approved = true;
   for (const auto pool : pools) {
-    if (pool >= scenario.node_pools.size()
-        || scenario.node_pools[pool].consolidation_policy != model::ConsolidationPolicy::balanced) {
+    if (pool >= node_pools.size() || node_pools[pool].consolidation_policy != model::ConsolidationPolicy::balanced) {
       continue;
     }
     double pool_cost = 0;
@@ -596,7 +595,7 @@ bool balanced_approves(const Command& cmd, const model::Scenario& scenario, cons
       if (why != nullptr && why->empty()) {
         *why = fmt::format("Balanced policy of NodePool {}: score {:.3f} below 1/k = {:.3f} (savings ${:.4f}/h of "
                            "${:.4f}/h, disruption {:.2f} of {:.2f})",
-                           scenario.node_pools[pool].name, score, 1.0 / k_balanced_k, savings, t.total_cost,
+                           node_pools[pool].name, score, 1.0 / k_balanced_k, savings, t.total_cost,
                            disruption, t.total_disruption);
       }
     }

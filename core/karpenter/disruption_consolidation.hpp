@@ -150,11 +150,11 @@ inline constexpr int k_balanced_k = 2;
 
 // Every Balanced pool of the command approves the move (others pass through). `why` gets the
 // score of a rejection.
-[[nodiscard]] bool balanced_approves(const Command& cmd, const model::Scenario& scenario,
+[[nodiscard]] bool balanced_approves(const Command& cmd, const std::vector<model::NodePool>& pools,
                                      const std::vector<PoolTotals>& totals, std::string* why);
 
 // CanPassThreshold: a Delete of the candidate (the best case) would pass the Balanced score.
-[[nodiscard]] bool balanced_can_pass(const Candidate& c, const model::Scenario& scenario,
+[[nodiscard]] bool balanced_can_pass(const Candidate& c, const std::vector<model::NodePool>& pools,
                                      const std::vector<PoolTotals>& totals);
 
 // Names of the first options ("a, b, c and 4 other(s)"), as upstream's InstanceTypeList.

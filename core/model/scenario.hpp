@@ -284,12 +284,24 @@ struct InlineCatalog
   SourceLocation location;
 };
 
+// **(capsim)** A NodePool applied again during the run, as `kubectl apply` of its new version
+// (a later document of the same NodePool with annotation capsim.io/apply-at). From `at` on,
+// Karpenter provisions with `pool` and its nodes drift by the new template hash and requirements.
+struct NodePoolUpdate
+{
+  SimTime at = 0;
+  NodePool pool;
+  SourceLocation location;           // the annotation
+  SourceLocation node_class_location; // spec.template.spec.nodeClassRef.name
+};
+
 // Everything read from a scenario stream, before the catalog and traces are resolved.
 struct Scenario
 {
   std::string source_path;
   ScenarioSettings settings;
   std::vector<NodePool> node_pools;
+  std::vector<NodePoolUpdate> node_pool_updates; // by `at`, then stream order
   std::vector<NodeGroup> node_groups;
   std::vector<InitialNode> nodes;
   std::vector<Pod> pods; // bare pods at t=0

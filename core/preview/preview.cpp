@@ -78,6 +78,7 @@ cluster::Cluster build_cluster(const io::ClusterDump& dump, const catalog::Catal
           n.owner = NodeOwner::node_pool;
           n.pool = i;
           n.template_hash = sc.node_pools[i].template_hash;
+          n.termination_grace_period = sc.node_pools[i].termination_grace_period;
           if (sc.node_pools[i].expire_after != k_never) {
             n.expire_at = n.created_at + sc.node_pools[i].expire_after;
           }
@@ -383,7 +384,6 @@ void KarpenterPreview::run(PreviewResult& out)
   std::vector<std::size_t> slot(m_cluster.nodes().size(), 0);
   karpenter::CandidateContext cctx;
   cctx.cluster = &m_cluster;
-  cctx.scenario = &m_sc;
   cctx.pools = &m_ctl.node_pools();
   cctx.pdbs = &m_pdbs;
   cctx.now = m_now;

@@ -76,13 +76,20 @@ BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Cat
     for (const auto& type : catalog.instance_types()) {
       all.push_back(&type);
     }
-    for (std::uint32_t i = 0; i < scenario.node_pools.size(); ++i) {
-      const auto& pool = scenario.node_pools[i];
+    std::vector<const model::NodePool*> versions;
+    for (const auto& pool : scenario.node_pools) {
+      versions.push_back(&pool);
+    }
+    for (const auto& update : scenario.node_pool_updates) {
+      versions.push_back(&update.pool);
+    }
+    for (const model::NodePool* version : versions) {
+      const auto& pool = *version;
       model::Requirements reqs = pool.requirements;
       for (const auto& [k, v] : pool.template_labels) {
         reqs.add(model::Requirement::make(k, model::Operator::in, {v}));
       }
-      const auto* types = pool_types ? pool_types(i) : nullptr;
+      const auto* types = pool_types ? pool_types(pool) : nullptr;
       for (const auto* type : types != nullptr ? *types : all) {
         if (!type->requirements.intersects(reqs).empty()) {
           continue;

@@ -23,9 +23,10 @@ struct BoundModel
 
 // engine: "karpenter" (NodePools) or "cluster-autoscaler" (NodeGroups). Static nodes are not
 // columns: the bound covers what the autoscaler could buy.
-// `pool_types(i)`: the instance types NodePool i may launch (as its EC2NodeClass builds them),
-// or nullptr for the catalog's.
-using PoolTypes = std::function<const std::vector<const catalog::InstanceType*>*(std::uint32_t pool)>;
+// `pool_types(pool)`: the instance types a NodePool version may launch (as its EC2NodeClass
+// builds them), or nullptr for the catalog's. Every version of a NodePool (the scenario's and
+// its later ones) adds columns, so the bound holds for the whole run.
+using PoolTypes = std::function<const std::vector<const catalog::InstanceType*>*(const model::NodePool& pool)>;
 [[nodiscard]] BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Catalog& catalog,
                                            std::string_view engine, const std::vector<model::PodSpecPtr>& specs,
                                            const PoolTypes& pool_types = {});

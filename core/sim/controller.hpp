@@ -38,6 +38,7 @@ struct LaunchRequest
   Duration registration_latency = 0; // registered to initialized (Ready)
   SimTime expire_at = -1;
   std::uint64_t template_hash = 0;
+  std::optional<Duration> termination_grace_period; // the NodeClaim's (nullopt: wait forever)
   bool do_not_disrupt = false; // the node carries karpenter.sh/do-not-disrupt: "true"
   std::vector<cluster::PodIndex> nominated_pods; // pods planned onto this node
   // The fleet's further overrides of the same capacity type, in the order it tries them when
@@ -144,9 +145,10 @@ public:
     return nullptr;
   }
 
-  // The instance types the controller may launch for its pool `pool` (Karpenter: NodePool
-  // index); nullptr for the catalog's types.
-  [[nodiscard]] virtual const std::vector<const catalog::InstanceType*>* pool_instance_types(std::uint32_t /*pool*/) const
+  // The instance types the controller may launch for a version of a NodePool (Karpenter: those
+  // its EC2NodeClass builds); nullptr for the catalog's types.
+  [[nodiscard]] virtual const std::vector<const catalog::InstanceType*>* pool_instance_types(
+      const model::NodePool& /*pool*/) const
   {
     return nullptr;
   }

@@ -57,12 +57,18 @@ void Engine::find_reservations()
       scan(t);
     }
   }
-  for (std::uint32_t pool = 0; m_controller != nullptr && pool < m_input.scenario->node_pools.size(); ++pool) {
-    if (const auto* types = m_controller->pool_instance_types(pool)) {
+  const auto scan_pool = [&](const model::NodePool& pool) {
+    if (const auto* types = m_controller != nullptr ? m_controller->pool_instance_types(pool) : nullptr) {
       for (const auto* t : *types) {
         scan(*t);
       }
     }
+  };
+  for (const auto& pool : m_input.scenario->node_pools) {
+    scan_pool(pool);
+  }
+  for (const auto& update : m_input.scenario->node_pool_updates) {
+    scan_pool(update.pool);
   }
 }
 
@@ -157,6 +163,7 @@ void Engine::add_initial_state()
           n.owner = NodeOwner::node_pool;
           n.pool = i;
           n.template_hash = sc.node_pools[i].template_hash;
+          n.termination_grace_period = sc.node_pools[i].termination_grace_period;
           if (sc.node_pools[i].expire_after != k_never) {
             // A node of a dump has lived `age` of its expireAfter already (at once if all).
             n.expire_at = std::max<SimTime>(0, sc.node_pools[i].expire_after - in.age);
@@ -271,6 +278,7 @@ cluster::NodeIndex Engine::launch(const LaunchRequest& request)
   n.last_pod_event = m_now;
   n.expire_at = request.expire_at;
   n.template_hash = request.template_hash;
+  n.termination_grace_period = request.termination_grace_period;
   n.do_not_disrupt = request.do_not_disrupt;
   const NodeIndex idx = m_cluster.add_node(std::move(n));
   m_startup_taints.resize(m_cluster.nodes().size());
@@ -628,10 +636,7 @@ void Engine::drain_step(NodeIndex index)
     return;
   }
   const auto& sc = *m_input.scenario;
-  std::optional<Duration> grace;
-  if (n.pool < sc.node_pools.size()) {
-    grace = sc.node_pools[n.pool].termination_grace_period;
-  }
+  const std::optional<Duration> grace = n.termination_grace_period;
   // terminator.needsForceDelete: with a terminationGracePeriod, a pod is deleted without
   // eviction once its own terminationGracePeriodSeconds would run past the node's deadline, so
   // a pod with a long grace period goes first (at once if it exceeds the node's).
@@ -941,7 +946,7 @@ report::EngineResult Engine::run(Controller& controller)
   {
     const auto specs = distinct_specs(workload);
     auto bound = build_bound_model(*m_input.scenario, *m_input.catalog, controller.name(), specs,
-                                   [&](std::uint32_t pool) { return controller.pool_instance_types(pool); });
+                                   [&](const model::NodePool& pool) { return controller.pool_instance_types(pool); });
     m_pod_class.reserve(workload.size());
     for (const auto& p : workload) {
       auto it = p.spec ? bound.class_of.find(p.spec.get()) : bound.class_of.end();

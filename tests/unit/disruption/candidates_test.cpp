@@ -262,7 +262,6 @@ struct MemoCluster
   {
     CandidateContext ctx;
     ctx.cluster = &c;
-    ctx.scenario = &scenario;
     ctx.pools = &pools;
     ctx.memo = memo;
     return ctx;

@@ -1294,3 +1294,69 @@ TEST_CASE("scenario: Nodes are aged by their creationTimestamp", "[io][node]")
                                    "(e.g. 2026-11-29T12:00:00Z)"));
   }
 }
+
+TEST_CASE("scenario: a NodePool annotated capsim.io/apply-at is a later version of it", "[io][nodepool]")
+{
+  const auto pool = [](const std::string& annotation, const std::string& capacity, const std::string& extra = {}) {
+    return fmt::format("---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\n{}spec:\n"
+                       "  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, "
+                       "name: default}}\n      requirements:\n      - {{key: karpenter.sh/capacity-type, operator: In, "
+                       "values: [{}]}}\n{}",
+                       annotation, capacity, extra);
+  };
+  const std::string apply_2h = "  annotations: {capsim.io/apply-at: 2h}\n";
+  const std::string apply_1h = "  annotations: {capsim.io/apply-at: 1h}\n";
+  // Versions are sorted by time; the document without the annotation is the version at t=0.
+  const auto s = io::parse_scenario(k_scenario + pool(apply_2h, "on-demand") + pool("", "spot, on-demand") +
+                                        pool(apply_1h, "spot", "  disruption: {consolidateAfter: 5m}\n"),
+                                    "t.yaml", {});
+  REQUIRE(s.node_pools.size() == 1);
+  CHECK(s.node_pools[0].requirements.get(std::string(model::labels::k_capacity_type)).values ==
+        std::vector<std::string>{"on-demand", "spot"});
+  REQUIRE(s.node_pool_updates.size() == 2);
+  CHECK(s.node_pool_updates[0].at == k_hour);
+  CHECK(s.node_pool_updates[0].pool.name == "general");
+  CHECK(s.node_pool_updates[0].pool.consolidate_after == 5 * k_minute);
+  CHECK(s.node_pool_updates[0].location.line == 32);
+  CHECK(s.node_pool_updates[1].at == 2 * k_hour);
+  CHECK(s.node_pool_updates[1].pool.requirements.get(std::string(model::labels::k_capacity_type)).values ==
+        std::vector<std::string>{"on-demand"});
+  // Requirements are not in the template hash; the versions' hashes match the base's.
+  CHECK(s.node_pool_updates[1].pool.template_hash == s.node_pools[0].template_hash);
+
+  // A version without a base NodePool, two versions at once, a time not after the start or
+  // beyond any simulation, and an unknown EC2NodeClass.
+  REQUIRE_ERROR(k_scenario + pool(apply_1h, "spot"),
+                "t.yaml:9:37: error: NodePool/general: annotation capsim.io/apply-at applies a new version of a "
+                "NodePool, but no NodePool document named 'general' without it gives its version at t=0");
+  REQUIRE_ERROR(k_scenario + pool("", "spot") + pool(apply_1h, "spot") + pool(apply_1h, "on-demand"),
+                "t.yaml:32:37: error: NodePool/general: two versions are applied at 1h (the other on line 20)");
+  REQUIRE_ERROR(k_scenario + pool("", "spot") + pool("  annotations: {capsim.io/apply-at: 0s}\n", "spot"),
+                "t.yaml:20:37: error: NodePool/general: annotation capsim.io/apply-at must be after the start (got "
+                "0s); the NodePool's version at t=0 is the document without it");
+  REQUIRE_ERROR(k_scenario + pool("", "spot") + pool("  annotations: {capsim.io/apply-at: 100000d}\n", "spot"),
+                "t.yaml:20:37: error: NodePool/general: capsim.io/apply-at 100000d is beyond any simulation");
+  const std::string other_class = "  annotations: {capsim.io/apply-at: 1h}\n";
+  std::string renamed = pool(other_class, "spot");
+  renamed.replace(renamed.find("name: default"), 13, "name: defualt");
+  REQUIRE_ERROR(k_scenario + pool("", "spot") + "---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\n"
+                                                "metadata: {name: default}\nspec: {}\n" + renamed,
+                "t.yaml:29:74: error: NodePool/general: nodeClassRef names EC2NodeClass 'defualt', which is not in the "
+                "scenario (did you mean 'default'?)");
+  // A duplicate name without the annotation is still a duplicate.
+  CHECK(!iotest::errors_of(k_scenario + pool("", "spot") + pool("", "spot")).empty());
+  // A live cluster has no future: a cluster dump refuses the annotation.
+  io::ParseOptions dump;
+  dump.cluster_dump = true;
+  std::vector<std::string> dump_errors;
+  try {
+    (void)io::parse_scenario(k_scenario + pool("", "spot") + pool(apply_1h, "spot"), "t.yaml", {}, dump);
+  } catch (const InputError& e) {
+    for (const auto& d : e.diagnostics()) {
+      dump_errors.push_back(format_diagnostic(d));
+    }
+  }
+  CAPTURE(dump_errors);
+  CHECK(iotest::has_line(dump_errors, "t.yaml:20:37: error: NodePool/general: annotation capsim.io/apply-at is for "
+                                      "scenarios (a NodePool applied during the run), not for cluster dumps"));
+}
