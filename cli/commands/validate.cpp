@@ -57,8 +57,13 @@ int run_validate(const ValidateOptions& o)
                            st.duration > 0 ? format_duration(st.duration) : "until the workload ends", st.seed,
                            st.engines.empty() ? "none configured" : fmt::format("{}", fmt::join(st.engines, ", ")));
   std::cout << fmt::format("  documents  {}\n", kinds);
-  std::cout << fmt::format("  nodes      {} at t=0; node pools {}, node groups {}\n", s.nodes.size(),
-                           s.node_pools.size(), s.node_groups.size());
+  std::cout << fmt::format("  nodes      {} at t=0; node pools {}{}, node groups {}\n", s.nodes.size(),
+                           s.node_pools.size(),
+                           s.node_pool_updates.empty()
+                               ? ""
+                               : fmt::format(" (+{} version{} applied later)", s.node_pool_updates.size(),
+                                             s.node_pool_updates.size() == 1 ? "" : "s"),
+                           s.node_groups.size());
   std::cout << fmt::format("  pods       {} ({} at t=0, {} bound to nodes); traces {}, generators {}\n", pods.size(),
                            at_start, bound, s.traces.size(), s.generators.size());
   if (!pods.empty()) {

@@ -39,7 +39,7 @@ struct Doc
 
 // A NodePool document carrying this annotation is a later version of that NodePool, applied at
 // the given time of the run (model::NodePoolUpdate).
-constexpr std::string_view k_apply_at = "capsim.io/apply-at";
+constexpr std::string_view k_apply_at = model::k_apply_at_annotation;
 
 // Why a NodePool may not name `key` (model::is_restricted_node_pool_key is true for it).
 std::string restriction_reason(std::string_view key)
@@ -52,7 +52,8 @@ std::string restriction_reason(std::string_view key)
 
 bool is_node_pool_update(const Doc& d)
 {
-  return d.kind == "NodePool" && present(child(child(child(d.root, "metadata"), "annotations"), std::string(k_apply_at)));
+  return d.kind == "NodePool"
+         && present(child(child(child(d.root, "metadata"), "annotations"), std::string(k_apply_at)));
 }
 
 struct KindInfo

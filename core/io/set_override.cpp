@@ -2,6 +2,7 @@
 
 #include "core/base/text.hpp"
 #include "core/io/text_guard.hpp"
+#include "core/model/scenario.hpp"
 
 #include <fmt/format.h>
 
@@ -101,6 +102,14 @@ YAML::Node key_node(const YAML::Node& map, const std::string& key)
   return found;
 }
 
+// A NodePool's version applied during the run (model::NodePoolUpdate): overrides go to the
+// version at t=0, the document of that name without the annotation.
+bool is_later_version(const DocumentRef& d)
+{
+  return d.kind == "NodePool"
+         && present(child(child(child(d.root, "metadata"), "annotations"), model::k_apply_at_annotation));
+}
+
 void apply_one(std::vector<DocumentRef>& documents, const std::string& text, YamlReader& reader)
 {
   const std::string label = "--set " + text;
@@ -124,7 +133,7 @@ void apply_one(std::vector<DocumentRef>& documents, const std::string& text, Yam
   std::set<std::string> kinds;
   for (auto& d : documents) {
     kinds.insert(d.kind);
-    if (d.kind == kind) {
+    if (d.kind == kind && !is_later_version(d)) {
       of_kind.push_back(&d);
     }
   }

@@ -546,7 +546,8 @@ double balanced_score(double savings, double disruption, const PoolTotals& total
   return df == 0 ? k_inf : sf / df;
 }
 
-bool balanced_can_pass(const Candidate& c, const std::vector<model::NodePool>& pools, const std::vector<PoolTotals>& totals)
+bool balanced_can_pass(const Candidate& c, const std::vector<model::NodePool>& pools,
+                       const std::vector<PoolTotals>& totals)
 {
   if (c.pool >= pools.size() || pools[c.pool].consolidation_policy != model::ConsolidationPolicy::balanced) {
     return true;

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace capsim::model {
@@ -283,6 +284,9 @@ struct InlineCatalog
   std::vector<catalog::InstanceType> instance_types;
   SourceLocation location;
 };
+
+// The annotation that makes a NodePool document a later version of it (NodePoolUpdate).
+inline constexpr std::string_view k_apply_at_annotation = "capsim.io/apply-at";
 
 // **(capsim)** A NodePool applied again during the run, as `kubectl apply` of its new version
 // (a later document of the same NodePool with annotation capsim.io/apply-at). From `at` on,

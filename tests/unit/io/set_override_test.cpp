@@ -75,6 +75,36 @@ TEST_CASE("capsim --set overrides existing and new fields of any document", "[io
   CHECK(with({}).workloads.at(0).replicas == 2);
 }
 
+TEST_CASE("capsim --set: a NodePool's path names its version at t=0, not those applied later", "[io][set]")
+{
+  // The later version comes first in the stream; the override still goes to the base document.
+  const std::string later = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu.pool
+  annotations: {capsim.io/apply-at: 30m}
+spec: {weight: 3, template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}}}}
+---
+)";
+  const std::string stream = k_stream.substr(0, k_stream.find("apiVersion: karpenter.sh/v1")) + later +
+                             k_stream.substr(k_stream.find("apiVersion: karpenter.sh/v1"));
+  const auto s = io::parse_scenario(stream, "t.yaml", {"NodePool/gpu.pool.spec.weight=40"});
+  CHECK(s.node_pools.at(1).name == "gpu.pool");
+  CHECK(s.node_pools.at(1).weight == 40);
+  REQUIRE(s.node_pool_updates.size() == 1);
+  CHECK(s.node_pool_updates[0].pool.weight == 3);
+  // With one NodePool and its later versions, the name may be left out.
+  const std::string one = k_stream.substr(0, k_stream.find("---\napiVersion: karpenter.sh/v1\nkind: NodePool\n"
+                                                           "metadata: {name: gpu.pool}")) +
+                          "---\n" + later.substr(0, later.size() - 4);
+  std::string renamed = one;
+  renamed.replace(renamed.rfind("name: gpu.pool"), 14, "name: default");
+  const auto t = io::parse_scenario(renamed, "t.yaml", {"NodePool.spec.weight=9"});
+  REQUIRE(t.node_pools.size() == 1);
+  CHECK(t.node_pools[0].weight == 9);
+  CHECK(t.node_pool_updates.at(0).pool.weight == 3);
+}
+
 TEST_CASE("capsim --set: an empty value resets a field to its default", "[io][set]")
 {
   const auto s = with({"NodePool/default.spec.disruption.consolidateAfter="});
