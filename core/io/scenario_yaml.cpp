@@ -433,13 +433,14 @@ void ScenarioParser::read_settings(const YAML::Node& spec)
     if (m_r.check_fields(k, w,
                          {"batchIdleDuration", "batchMaxDuration", "launchLatency", "registrationLatency",
                           "spotToSpotConsolidation", "version", "preferencePolicy", "minValuesPolicy",
-                          "maxInstanceTypes", "interruptionQueue"})) {
+                          "maxInstanceTypes", "interruptionQueue", "staticCapacity"})) {
       set_duration(k, "batchIdleDuration", w, ks.batch_idle_duration);
       set_duration(k, "batchMaxDuration", w, ks.batch_max_duration);
       set_duration(k, "launchLatency", w, ks.launch_latency);
       set_duration(k, "registrationLatency", w, ks.registration_latency);
       set_bool(k, "spotToSpotConsolidation", w, ks.spot_to_spot_consolidation);
       set_bool(k, "interruptionQueue", w, ks.interruption_queue);
+      set_bool(k, "staticCapacity", w, ks.static_capacity);
       if (const auto n = child(k, "version"); present(n)) {
         if (auto v = m_r.choice(n, w + ".version", {"1.13", "1.14"})) {
           ks.version = *v;
@@ -1003,7 +1004,7 @@ void ScenarioParser::read_node_pool(const Doc& d)
     m_r.error(d.root, fmt::format("{} needs a 'spec' (with template.spec.nodeClassRef and requirements)", w));
     return;
   }
-  if (!m_r.check_fields(spec, w + ".spec", {"template", "disruption", "limits", "weight"})) {
+  if (!m_r.check_fields(spec, w + ".spec", {"template", "disruption", "limits", "weight", "replicas"})) {
     return;
   }
   const auto tmpl = child(spec, "template");
@@ -1204,6 +1205,30 @@ void ScenarioParser::read_node_pool(const Doc& d)
     }
   }
   set_int(spec, "weight", w + ".spec", np.weight, 1, 100);
+  if (const auto n = child(spec, "replicas"); present(n)) {
+    np.replicas = m_r.integer(n, w + ".spec.replicas", 0, k_max_replicas);
+    // The NodePool CRD's CEL rules for static NodePools.
+    if (np.replicas && present(child(spec, "weight"))) {
+      m_r.error(child(spec, "weight"), fmt::format("{}: 'weight' is not supported on static NodePools (spec.replicas "
+                                                   "is set)",
+                                                   w));
+    }
+    const auto limits = child(spec, "limits");
+    if (np.replicas && limits.IsMap()) {
+      for (const auto& kv : limits) {
+        if (kv.first.Scalar() != "nodes") {
+          m_r.error(kv.first, fmt::format("{}: only 'limits.nodes' is supported on static NodePools (got "
+                                          "'limits.{}')",
+                                          w, kv.first.Scalar()));
+        }
+      }
+    }
+    if (np.replicas && np.limit_usd_per_hour) {
+      m_r.error(n, fmt::format("{}: annotation capsim.io/limit-usd-per-hour is not supported on static NodePools "
+                               "(only limits.nodes caps them)",
+                               w));
+    }
+  }
   np.template_hash = node_pool_template_hash(np);
   if (apply_at) {
     m_s.node_pool_updates.push_back({*apply_at, std::move(np), apply_location, ref_location});
@@ -2517,6 +2542,13 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
       m_r.error(u.location, fmt::format("NodePool/{}: annotation {} applies a new version of a NodePool, but no "
                                         "NodePool document named '{}' without it gives its version at t=0{}",
                                         name, k_apply_at, name, did_you_mean(name, pool_names)));
+    }
+    const auto base = std::find_if(m_s.node_pools.begin(), m_s.node_pools.end(),
+                                   [&](const model::NodePool& p) { return p.name == name; });
+    if (base != m_s.node_pools.end() && base->replicas.has_value() != u.pool.replicas.has_value()) {
+      m_r.error(u.location, fmt::format("NodePool/{}: Cannot transition NodePool between static (replicas set) and "
+                                        "dynamic (replicas unset) provisioning modes",
+                                        name));
     }
     for (std::size_t j = 0; j < i; ++j) {
       const auto& other = m_s.node_pool_updates[j];

@@ -3,6 +3,7 @@
 #include "core/base/diagnostics.hpp"
 #include "core/karpenter/disruption_candidates.hpp"
 #include "core/karpenter/launch.hpp"
+#include "core/karpenter/static_capacity.hpp"
 
 #include <fmt/format.h>
 
@@ -31,6 +32,8 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
     m_pools[i].index = i;
     set_pool(i, scenario.node_pools[i]);
   }
+  const auto is_static = [](const model::NodePool& p) { return p.replicas.has_value(); };
+  m_static_pools = std::any_of(scenario.node_pools.begin(), scenario.node_pools.end(), is_static);
   for (const auto& ds : scenario.daemon_sets) {
     if (ds.spec) {
       m_daemon_sets.push_back(ds.spec);
@@ -100,7 +103,16 @@ SimTime KarpenterController::nominated_until(NodeIndex node) const
 SolveInput KarpenterController::solve_input(const cluster::Cluster& /*cluster*/, const sim::Actuator& actuator) const
 {
   SolveInput in;
-  in.node_pools = m_pools;
+  if (m_static_pools) {
+    // The provisioner's scheduler skips static NodePools (nodepoolutils.IsStatic).
+    for (const auto& p : m_pools) {
+      if (!p.pool->replicas) {
+        in.node_pools.push_back(p);
+      }
+    }
+  } else {
+    in.node_pools = m_pools;
+  }
   in.daemon_sets = m_daemon_sets;
   in.offering_available = [&actuator](const catalog::InstanceType& type, const catalog::Offering& o) {
     return actuator.offering_launchable(type, o);
@@ -123,7 +135,7 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
   std::vector<NodeIndex> launched;
   for (const auto& claim : result.claims) {
     CAPSIM_CHECK(!claim.sketch, "launch: a sketched NodeClaim (SolveOptions::sketch_claims) cannot be launched");
-    const auto& pool = *m_pools[claim.pool_input].pool;
+    const auto& pool = *m_pools[claim.pool].pool;
     LaunchOptions opts;
     opts.max_instance_types = settings.max_instance_types;
     opts.min_values_best_effort = settings.min_values_best_effort;
@@ -327,6 +339,9 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
     m_last_solve = now;
     provision(now, cluster, actuator);
   }
+  if (m_static_pools && settings.static_capacity) {
+    static_capacity(now, cluster, actuator);
+  }
 
   if (m_disruption && now >= m_next_disruption) {
     const bool acted = m_disruption(now, cluster, actuator);
@@ -352,6 +367,9 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
     consider(m_next_disruption);
   }
   consider(earliest_expiry(cluster));
+  if (m_static_retry > now) {
+    consider(m_static_retry);
+  }
   if (m_next_update < m_scenario.node_pool_updates.size()) {
     consider(m_scenario.node_pool_updates[m_next_update].at);
   }
@@ -359,6 +377,54 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
     return std::nullopt;
   }
   return next;
+}
+
+void KarpenterController::static_capacity(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
+{
+  if (cluster.node_epoch() == m_static_epoch && m_pool_revisions == m_static_revisions
+      && (m_static_retry < 0 || now < m_static_retry)) {
+    return;
+  }
+  m_static_retry = -1;
+  for (const auto& in : m_pools) {
+    const model::NodePool& pool = *in.pool;
+    if (!pool.replicas) {
+      continue;
+    }
+    const std::int64_t desired = *pool.replicas;
+    const StaticNodeCounts counts = static_node_counts(cluster, in.index);
+    // Deprovisioning counts active NodeClaims only: replacements of drifting ones would
+    // otherwise look like a surplus.
+    if (counts.active > desired) {
+      for (const NodeIndex n : static_deprovisioning_candidates(cluster, in.index, counts.active - desired, now)) {
+        actuator.record({now, "static", cluster.node(n).name, "delete",
+                         fmt::format("NodePool {} has {} active node(s) for {} replica(s): overprovisioned", pool.name,
+                                     counts.active, desired),
+                         0});
+        actuator.delete_node(n, sim::DeleteReason::overprovisioned);
+      }
+      continue;
+    }
+    // Provisioning counts the NodeClaims a disruption command is replacing as active.
+    if (counts.active + counts.pending_disruption >= desired) {
+      continue;
+    }
+    const std::int64_t room = static_room(counts, pool, desired - counts.active);
+    if (room <= 0) {
+      actuator.record({now, "static", pool.name, "keep",
+                       fmt::format("nodepool node limit reached ({} of {} replica(s) active)", counts.active, desired),
+                       0});
+      continue;
+    }
+    SolveResult claims;
+    claims.claims.assign(static_cast<std::size_t>(room), static_node_claim(in));
+    const auto launched = launch_claims(now, claims, actuator, cluster);
+    if (std::find(launched.begin(), launched.end(), k_none) != launched.end()) {
+      m_static_retry = now + k_minute;
+    }
+  }
+  m_static_epoch = cluster.node_epoch();
+  m_static_revisions = m_pool_revisions;
 }
 
 void KarpenterController::finish(report::EngineResult& /*result*/) {}

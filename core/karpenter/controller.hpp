@@ -86,6 +86,11 @@ private:
   SimTime earliest_expiry(const cluster::Cluster& cluster);
   // Brings m_disrupted_nodes up to date from the cluster's node log; true when a node joined.
   bool track_disrupted_nodes(const cluster::Cluster& cluster);
+  // The static provisioning and deprovisioning controllers (feature gate StaticCapacity): each
+  // static NodePool launches NodeClaims up to spec.replicas (within limits.nodes) and deletes
+  // the surplus. They react to NodeClaim and NodePool changes, so run when the nodes or the
+  // NodePools changed, or a minute after a launch failed (their RequeueAfter).
+  void static_capacity(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
 
   const model::Scenario& m_scenario;
   const catalog::Catalog& m_catalog;
@@ -99,6 +104,10 @@ private:
   std::unique_ptr<SolveCache> m_cache;
   LaunchMemo m_launch_memo;
   bool m_reservations = false; // some offering is in a capacity reservation
+  bool m_static_pools = false;  // some NodePool (version) sets spec.replicas
+  std::uint64_t m_static_epoch = 0;     // cluster node epoch the static controllers last saw
+  std::uint64_t m_static_revisions = 0; // m_pool_revisions then
+  SimTime m_static_retry = -1;          // a launch failed: look again then
   DisruptionStep m_disruption;
 
   // Batcher (core:pkg/controllers/provisioning/batcher.go): a window opens at the first new

@@ -5,6 +5,7 @@
 #include "core/karpenter/disruption_budget.hpp"
 #include "core/karpenter/disruption_candidates.hpp"
 #include "core/karpenter/disruption_consolidation.hpp"
+#include "core/karpenter/static_capacity.hpp"
 
 #include <fmt/format.h>
 
@@ -66,6 +67,10 @@ private:
   Outcome run_method(Method m);
   Outcome emptiness();
   Outcome drift();
+  // StaticDrift (disruption/staticdrift.go), which runs before Drift: the static candidates
+  // among `cands` are removed from it and, budgets and limits.nodes allowing, each replaced by
+  // a NodeClaim from its NodePool's template (no scheduling simulation).
+  Outcome static_drift(std::vector<Candidate>& cands);
   Outcome multi_node();
   Outcome single_node();
   std::optional<Command> first_n_consolidation(std::span<const Candidate> candidates, std::size_t max);
@@ -363,6 +368,12 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
     }
     return false;
   };
+  if (pool.replicas && m != Method::drift) {
+    if (why != nullptr) {
+      *why = "NodePool " + pool.name + " is static (spec.replicas): its nodes are never consolidated";
+    }
+    return false;
+  }
   switch (m) {
   case Method::emptiness:
     if (pool.consolidate_after == k_never) {
@@ -589,6 +600,9 @@ Outcome DisruptionController::drift()
 {
   auto& cands = m_drift_candidates;
   drift_candidates(cands);
+  if (static_drift(cands) == Outcome::started) {
+    return Outcome::started;
+  }
   if (cands.empty()) {
     return Outcome::nothing;
   }
@@ -631,6 +645,59 @@ Outcome DisruptionController::drift()
     return Outcome::nothing;
   }
   return Outcome::nothing;
+}
+
+Outcome DisruptionController::static_drift(std::vector<Candidate>& cands)
+{
+  const auto dynamic = std::stable_partition(cands.begin(), cands.end(),
+                                             [&](const Candidate& c) { return !pools()[c.pool].replicas; });
+  if (dynamic == cands.end()) {
+    return Outcome::nothing;
+  }
+  std::vector<Candidate> statics(std::make_move_iterator(dynamic), std::make_move_iterator(cands.end()));
+  cands.erase(dynamic, cands.end());
+  const auto budget = budget_mapping(pools(), *m_cluster, model::DisruptionReason::drifted, m_now);
+  bool started = false;
+  for (std::uint32_t p = 0; p < pools().size(); ++p) {
+    const model::NodePool& pool = pools()[p];
+    std::vector<const Candidate*> mine;
+    for (const auto& c : statics) {
+      if (c.pool == p) {
+        mine.push_back(&c);
+      }
+    }
+    if (mine.empty()) {
+      continue;
+    }
+    const auto keep_all = [&](const std::string& why) {
+      for (const Candidate* c : mine) {
+        keep(Method::drift, c->node, "drifted, but " + why);
+      }
+    };
+    if (budget[p] == 0) {
+      keep_all("the disruption budget of NodePool " + pool.name + " allows no more Drifted disruptions now");
+      continue;
+    }
+    const StaticNodeCounts counts = static_node_counts(*m_cluster, p);
+    if (counts.active + counts.pending_disruption > *pool.replicas) {
+      keep_all("static NodePool " + pool.name + " has more nodes than its replicas: it scales down first");
+      continue;
+    }
+    const std::int64_t wanted = std::min<std::int64_t>(budget[p], static_cast<std::int64_t>(mine.size()));
+    const std::int64_t allowed = static_room(counts, pool, wanted);
+    if (allowed == 0) {
+      keep_all("static NodePool " + pool.name + " has no room under limits.nodes for a replacement");
+      continue;
+    }
+    for (std::int64_t i = 0; i < allowed; ++i) {
+      Command cmd;
+      cmd.method = Method::drift;
+      cmd.candidates.push_back(*mine[static_cast<std::size_t>(i)]);
+      cmd.replacements.push_back(static_node_claim(m_ctl.node_pools()[p]));
+      started = start(std::move(cmd)) || started;
+    }
+  }
+  return started ? Outcome::started : Outcome::nothing;
 }
 
 std::optional<Command> DisruptionController::first_n_consolidation(std::span<const Candidate> cands,

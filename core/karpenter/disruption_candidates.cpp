@@ -344,9 +344,6 @@ void CandidateMemos::apply_new_bindings(const cluster::Cluster& cluster)
   }
 }
 
-namespace {
-
-// The share of the node's lifetime (creation to expiry) still ahead at `now`; 1 without expiry.
 double lifetime_left(const cluster::NodeState& node, SimTime now)
 {
   const SimTime born = node.created_at - node.age_at_creation;
@@ -357,8 +354,6 @@ double lifetime_left(const cluster::NodeState& node, SimTime now)
   }
   return 1.0;
 }
-
-} // namespace
 
 CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, DisruptionClass disruption_class)
 {

@@ -32,6 +32,10 @@ enum class DisruptionClass : std::uint8_t { graceful, eventual };
 // EvictionCost (core:pkg/utils/disruption): clamp(1 + deletionCost/2^27 + priority/2^25, -10, 10).
 [[nodiscard]] double eviction_cost(const model::PodSpec& spec);
 
+// LifetimeRemaining: the share of the node's lifetime (creation to expiry) still ahead at `now`;
+// 1 without expiry.
+[[nodiscard]] double lifetime_left(const cluster::NodeState& node, SimTime now);
+
 // Whether a pod tolerates karpenter.sh/disrupted:NoSchedule (the drain then leaves it alone).
 [[nodiscard]] bool tolerates_disrupted_taint(const model::PodSpec& spec);
 

@@ -47,6 +47,9 @@ struct NodePool
   std::int32_t weight = 0;
   // capsim extension (annotation capsim.io/limit-usd-per-hour)
   std::optional<double> limit_usd_per_hour;
+  // spec.replicas (alpha, Karpenter >= 1.8): a static NodePool of this many nodes, launched
+  // whatever the pods need and never consolidated (StaticCapacity feature gate).
+  std::optional<std::int64_t> replicas;
   // Hash of the fields whose change drifts nodes (template, excluding requirements etc.).
   std::uint64_t template_hash = 0;
 };

@@ -203,6 +203,10 @@ struct KarpenterSettings
   // settings.interruptionQueue is set: Karpenter drains a spot node on its 2-minute notice.
   // Without a queue it never hears of the notice and the pods die with the instance.
   bool interruption_queue = true;
+  // Feature gate StaticCapacity (default off, as upstream): the static provisioning and
+  // deprovisioning controllers keep each static NodePool (spec.replicas) at its size. Off, a
+  // static NodePool launches nothing, though its drifted nodes are still replaced.
+  bool static_capacity = false;
 };
 
 struct ClusterAutoscalerSettings

@@ -11,6 +11,7 @@
 #include "core/karpenter/disruption_candidates.hpp"
 #include "core/karpenter/disruption_consolidation.hpp"
 #include "core/karpenter/launch.hpp"
+#include "core/karpenter/static_capacity.hpp"
 #include "core/sim/initial_node.hpp"
 
 #include <fmt/format.h>
@@ -465,6 +466,28 @@ void KarpenterPreview::run(PreviewResult& out)
       continue;
     }
     auto& c = *check.candidate;
+    if (pool.replicas) {
+      // A static NodePool: never consolidated; a drifted node is replaced by a node from the
+      // template (StaticDrift), budgets allowing, with no scheduling simulation.
+      vv.pods = c.reschedulable.size();
+      if (drift_why.empty()) {
+        keep(vv, "static", "NodePool " + pool.name + " is static (spec.replicas): Karpenter never consolidates its nodes");
+      } else if (karpenter::budget_mapping(m_sc.node_pools, m_cluster, model::DisruptionReason::drifted, m_now)[c.pool]
+                 == 0) {
+        keep(vv, "budget",
+             "drifted (" + drift_why + "), but the disruption budget of NodePool " + pool.name
+                 + " allows no more Drifted disruptions now");
+      } else {
+        vv.decision = "replace";
+        vv.method = "drift";
+        vv.reason_code = "drift";
+        vv.replacement = describe_replacement(karpenter::static_node_claim(m_ctl.node_pools()[c.pool]),
+                                              m_sc.settings.karpenter);
+        vv.reason = fmt::format("drifted: {}; static NodePool {}: replaced by a node from its template first",
+                                drift_why, pool.name);
+      }
+      continue;
+    }
     if (!drift_why.empty()) {
       // Emptiness runs before drift: an empty, consolidatable drifted node is deleted as empty.
       const bool empty_now = pool.consolidate_after != k_never && karpenter::is_empty(c, version())

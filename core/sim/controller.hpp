@@ -55,6 +55,7 @@ enum class DeleteReason : std::uint8_t {
   spot_interruption,
   scale_down, // Cluster Autoscaler
   launch_failed,
+  overprovisioned, // a static NodePool's surplus (not a disruption)
 };
 
 // The seam between an autoscaler policy and the simulated cloud/cluster. The engine owns the
