@@ -64,6 +64,13 @@ int run_validate(const ValidateOptions& o)
                                : fmt::format(" (+{} version{} applied later)", s.node_pool_updates.size(),
                                              s.node_pool_updates.size() == 1 ? "" : "s"),
                            s.node_groups.size());
+  for (const auto& p : s.node_pools) {
+    if (p.replicas && !st.karpenter.static_capacity) {
+      std::cout << fmt::format("  note       NodePool {} is static (spec.replicas: {}), but Karpenter's StaticCapacity "
+                               "feature gate (spec.karpenter.staticCapacity) is off: it launches nothing\n",
+                               p.name, *p.replicas);
+    }
+  }
   std::cout << fmt::format("  pods       {} ({} at t=0, {} bound to nodes); traces {}, generators {}\n", pods.size(),
                            at_start, bound, s.traces.size(), s.generators.size());
   if (!pods.empty()) {

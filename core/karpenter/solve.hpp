@@ -42,9 +42,9 @@ struct NodePoolInput
   // Shared and immutable: every solve gets the pool list, and the cache recognises a list it
   // has seen by its address.
   std::shared_ptr<const std::vector<const catalog::InstanceType*>> instance_types;
-  // Non-zero: a promise that the NodePool is unchanged while its revision is (the simulation,
-  // whose NodePools never change, sets 1). With 0 the cache compares the pool's fields on
-  // every solve, so a caller may edit a NodePool in place between solves.
+  // Non-zero: a promise that the NodePool is unchanged while its revision is (the simulation
+  // hands out a new one for each NodePool version it applies). With 0 the cache compares the
+  // pool's fields on every solve, so a caller may edit a NodePool in place between solves.
   std::uint64_t revision = 0;
 
   [[nodiscard]] const std::vector<const catalog::InstanceType*>& types() const;

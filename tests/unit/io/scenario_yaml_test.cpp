@@ -1360,3 +1360,38 @@ TEST_CASE("scenario: a NodePool annotated capsim.io/apply-at is a later version 
   CHECK(iotest::has_line(dump_errors, "t.yaml:20:37: error: NodePool/general: annotation capsim.io/apply-at is for "
                                       "scenarios (a NodePool applied during the run), not for cluster dumps"));
 }
+
+TEST_CASE("scenario: a static NodePool (spec.replicas) and the NodePool CRD's rules for it", "[io][nodepool]")
+{
+  const auto pool = [](const std::string& name, const std::string& spec, const std::string& annotations = {}) {
+    return fmt::format("---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {}\n{}spec:\n{}"
+                       "  template: {{spec: {{nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, "
+                       "name: default}}}}}}\n",
+                       name, annotations, spec);
+  };
+  const auto s = io::parse_scenario(
+      "apiVersion: capsim/v1\nkind: Scenario\nspec: {duration: 1h, karpenter: {staticCapacity: true}}\n" +
+          pool("fixed", "  replicas: 4\n  limits: {nodes: 6}\n") + pool("dynamic", "  weight: 10\n"),
+      "t.yaml", {});
+  CHECK(s.settings.karpenter.static_capacity);
+  REQUIRE(s.node_pools.size() == 2);
+  CHECK(s.node_pools[0].replicas == 4);
+  CHECK(s.node_pools[0].limit_nodes == 6);
+  CHECK(!s.node_pools[1].replicas);
+  CHECK(!model::KarpenterSettings{}.static_capacity); // the gate is off by default, as upstream
+
+  REQUIRE_ERROR(k_scenario + pool("fixed", "  replicas: 2\n  weight: 5\n"),
+                "t.yaml:11:11: error: NodePool/fixed: 'weight' is not supported on static NodePools (spec.replicas is "
+                "set)");
+  REQUIRE_ERROR(k_scenario + pool("fixed", "  replicas: 2\n  limits: {cpu: 8, nodes: 3}\n"),
+                "t.yaml:11:12: error: NodePool/fixed: only 'limits.nodes' is supported on static NodePools (got "
+                "'limits.cpu')");
+  REQUIRE_ERROR(k_scenario + pool("fixed", "  replicas: -1\n"),
+                "t.yaml:10:13: error: '-1' is out of range for 'NodePool/fixed.spec.replicas' (expected "
+                "0..10000000)");
+  // A later version may not switch between static and dynamic.
+  REQUIRE_ERROR(k_scenario + pool("fixed", "  replicas: 2\n") +
+                    pool("fixed", "", "  annotations: {capsim.io/apply-at: 1h}\n"),
+                "t.yaml:17:37: error: NodePool/fixed: Cannot transition NodePool between static (replicas set) and "
+                "dynamic (replicas unset) provisioning modes");
+}
