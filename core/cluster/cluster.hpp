@@ -90,6 +90,10 @@ struct NodeState
   bool do_not_disrupt = false;  // node annotation karpenter.sh/do-not-disrupt
   bool disrupted_taint = false; // karpenter.sh/disrupted:NoSchedule (candidate in a command)
   std::uint64_t template_hash = 0;
+  // Its EC2NodeClass's hash and AMI selector when launched (model::NodeClass; 0: unknown, as
+  // for nodes whose class is not in the scenario): a later version that changes them drifts it.
+  std::uint64_t node_class_hash = 0;
+  std::uint64_t ami_hash = 0;
   // The NodeClaim's terminationGracePeriod, copied from its NodePool at launch (nullopt: wait
   // forever); a later NodePool version does not change it.
   std::optional<Duration> termination_grace_period;

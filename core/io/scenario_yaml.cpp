@@ -50,10 +50,51 @@ std::string restriction_reason(std::string_view key)
   return " (the karpenter.sh and karpenter.k8s.aws domains allow only the labels Karpenter knows)";
 }
 
-bool is_node_pool_update(const Doc& d)
+// A later version of a NodePool or EC2NodeClass (the documents share the name of the first).
+bool is_later_version(const Doc& d)
 {
-  return d.kind == "NodePool"
+  return (d.kind == "NodePool" || d.kind == "EC2NodeClass")
          && present(child(child(child(d.root, "metadata"), "annotations"), std::string(k_apply_at)));
+}
+
+// A YAML value as hashstructure sees it (FormatV2, SlicesAsSets, IgnoreZeroValue): mappings by
+// sorted key without null or empty values, sequences as sets, scalars as written.
+std::string canonical_text(const YAML::Node& n, const std::vector<std::string_view>& skip_keys = {})
+{
+  if (!n.IsDefined() || n.IsNull()) {
+    return {};
+  }
+  if (n.IsScalar()) {
+    return fmt::format("{}:{}", n.Scalar().size(), n.Scalar());
+  }
+  std::vector<std::string> parts;
+  if (n.IsSequence()) {
+    for (const auto& e : n) {
+      parts.push_back(canonical_text(e));
+    }
+    std::sort(parts.begin(), parts.end());
+  } else {
+    for (const auto& kv : n) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : canonical_text(kv.first);
+      if (std::find(skip_keys.begin(), skip_keys.end(), key) != skip_keys.end()) {
+        continue;
+      }
+      std::string value = canonical_text(kv.second);
+      if (value.empty() || value == "[]" || value == "{}") {
+        continue;
+      }
+      parts.push_back(fmt::format("{}:{}={}", key.size(), key, value));
+    }
+    std::sort(parts.begin(), parts.end());
+  }
+  const bool seq = n.IsSequence();
+  std::string out(1, seq ? '[' : '{');
+  for (const auto& p : parts) {
+    out += p;
+    out += ',';
+  }
+  out += seq ? ']' : '}';
+  return out;
 }
 
 struct KindInfo
@@ -1247,6 +1288,25 @@ void ScenarioParser::read_node_class(const Doc& d)
   nc.name = d.name;
   nc.location = m_r.location(d.root);
   const auto spec = child(d.root, "spec");
+  // A later version of the EC2NodeClass (NodeClassUpdate).
+  std::optional<SimTime> apply_at;
+  SourceLocation apply_location;
+  if (const auto at = child(child(child(d.root, "metadata"), "annotations"), std::string(k_apply_at)); present(at)) {
+    apply_location = m_r.location(at);
+    if (m_dump) {
+      m_r.error(at, fmt::format("{}: annotation {} is for scenarios (an EC2NodeClass applied during the run), not "
+                                "for cluster dumps",
+                                w, k_apply_at));
+    } else if (auto v = m_r.duration(at, std::string(k_apply_at)); v && *v <= 0) {
+      m_r.error(at, fmt::format("{}: annotation {} must be after the start (got {}); the EC2NodeClass's version at "
+                                "t=0 is the document without it",
+                                w, k_apply_at, format_duration(*v)));
+    } else if (v) {
+      apply_at = *v;
+    } else {
+      return;
+    }
+  }
   if (present(spec)
       && m_r.check_fields(spec, w + ".spec",
                           {"amiFamily", "amiSelectorTerms", "kubelet", "blockDeviceMappings",
@@ -1391,6 +1451,15 @@ void ScenarioParser::read_node_class(const Doc& d)
         }
       }
     }
+  }
+  nc.hash = hash_name(canonical_text(spec, {"subnetSelectorTerms", "securityGroupSelectorTerms",
+                                            "capacityReservationSelectorTerms", "ipPrefixCount", "amiSelectorTerms",
+                                            "amiFamily"})
+                      + "|" + (nc.ami_family.empty() ? std::string("AL2023") : nc.ami_family));
+  nc.ami_hash = hash_name(canonical_text(child(spec, "amiSelectorTerms")));
+  if (apply_at) {
+    m_s.node_class_updates.push_back({*apply_at, std::move(nc), apply_location});
+    return;
   }
   m_s.node_classes.push_back(std::move(nc));
 }
@@ -2567,6 +2636,35 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
                             u.pool.node_class_ref, did_you_mean(u.pool.node_class_ref, class_names)));
     }
   }
+  std::stable_sort(m_s.node_class_updates.begin(), m_s.node_class_updates.end(),
+                   [](const model::NodeClassUpdate& a, const model::NodeClassUpdate& b) { return a.at < b.at; });
+  for (std::size_t i = 0; i < m_s.node_class_updates.size(); ++i) {
+    const auto& u = m_s.node_class_updates[i];
+    const std::string& name = u.node_class.name;
+    const auto base = std::find_if(m_s.node_classes.begin(), m_s.node_classes.end(),
+                                   [&](const model::NodeClass& c) { return c.name == name; });
+    if (base == m_s.node_classes.end()) {
+      m_r.error(u.location, fmt::format("EC2NodeClass/{}: annotation {} applies a new version of an EC2NodeClass, but "
+                                        "no EC2NodeClass document named '{}' without it gives its version at t=0{}",
+                                        name, k_apply_at, name, did_you_mean(name, class_names)));
+    } else if (base->capacity_reservation_terms != u.node_class.capacity_reservation_terms) {
+      m_r.error(u.location, fmt::format("EC2NodeClass/{}: a later version may not change "
+                                        "capacityReservationSelectorTerms (capsim resolves reservations once, at the "
+                                        "start)",
+                                        name));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& other = m_s.node_class_updates[j];
+      if (other.node_class.name == name && other.at == u.at) {
+        m_r.error(u.location, fmt::format("EC2NodeClass/{}: two versions are applied at {} (the other on line {})",
+                                          name, format_duration(u.at), other.location.line));
+      }
+    }
+    if (u.at > k_max_sim_duration) {
+      m_r.error(u.location, fmt::format("EC2NodeClass/{}: {} {} is beyond any simulation", name, k_apply_at,
+                                        format_duration(u.at)));
+    }
+  }
   for (const auto& [index, node] : m_generator_template_nodes) {
     const auto& name = m_s.generators[index].template_name;
     if (!contains(template_names, name)) {
@@ -2644,8 +2742,8 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
   std::map<std::string, std::uint32_t> names;
   for (const auto& d : docs) {
     const auto* info = find_kind(d.kind);
-    if (d.kind == "Scenario" || d.kind == "Catalog" || d.name.empty() || info == nullptr || is_node_pool_update(d)) {
-      continue; // (a NodePool's later versions share its name; cross_check pairs them)
+    if (d.kind == "Scenario" || d.kind == "Catalog" || d.name.empty() || info == nullptr || is_later_version(d)) {
+      continue; // (later versions share the name; cross_check pairs them)
     }
     const std::string key = info->namespaced ? fmt::format("{}/{}/{}", d.kind, d.namespace_, d.name)
                                              : fmt::format("{}/{}", d.kind, d.name);

@@ -102,11 +102,11 @@ YAML::Node key_node(const YAML::Node& map, const std::string& key)
   return found;
 }
 
-// A NodePool's version applied during the run (model::NodePoolUpdate): overrides go to the
-// version at t=0, the document of that name without the annotation.
+// A NodePool's or EC2NodeClass's version applied during the run (model::NodePoolUpdate,
+// NodeClassUpdate): overrides go to the version at t=0, the document without the annotation.
 bool is_later_version(const DocumentRef& d)
 {
-  return d.kind == "NodePool"
+  return (d.kind == "NodePool" || d.kind == "EC2NodeClass")
          && present(child(child(child(d.root, "metadata"), "annotations"), model::k_apply_at_annotation));
 }
 

@@ -28,6 +28,9 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
   : m_scenario(scenario), m_catalog(catalog), m_node_class_types(scenario, catalog), m_seed(seed),
     m_pool_specs(scenario.node_pools), m_pools(scenario.node_pools.size()), m_cache(std::make_unique<SolveCache>())
 {
+  for (const auto& nc : scenario.node_classes) {
+    m_classes.try_emplace(nc.name, nc, nc.name);
+  }
   for (std::uint32_t i = 0; i < m_pools.size(); ++i) {
     m_pools[i].index = i;
     set_pool(i, scenario.node_pools[i]);
@@ -49,7 +52,9 @@ void KarpenterController::set_pool(std::uint32_t index, const model::NodePool& p
   NodePoolInput& in = m_pools[index];
   in.pool = &m_pool_specs[index];
   in.revision = ++m_pool_revisions; // (non-zero: the cache trusts it until the next version)
-  in.instance_types = make_type_list(m_node_class_types.types_for(pool.node_class_ref));
+  const auto cls = m_classes.find(pool.node_class_ref);
+  in.instance_types =
+      make_type_list(m_node_class_types.types_for(cls == m_classes.end() ? pool.node_class_ref : cls->second.second));
   for (const auto* t : *in.instance_types) {
     for (const auto& o : t->offerings) {
       m_reservations = m_reservations || !o.reservation_id.empty();
@@ -59,27 +64,75 @@ void KarpenterController::set_pool(std::uint32_t index, const model::NodePool& p
 
 void KarpenterController::apply_updates(SimTime now, sim::Actuator& actuator)
 {
-  const auto& updates = m_scenario.node_pool_updates;
-  for (; m_next_update < updates.size() && updates[m_next_update].at <= now; ++m_next_update) {
-    const auto& update = updates[m_next_update];
-    const auto it = std::find_if(m_pool_specs.begin(), m_pool_specs.end(),
-                                 [&](const model::NodePool& p) { return p.name == update.pool.name; });
-    if (it == m_pool_specs.end()) {
-      continue; // (the parser refuses a version of a NodePool the scenario does not have)
-    }
-    const bool drifts = it->template_hash != update.pool.template_hash;
-    const bool requirements = !(it->requirements == update.pool.requirements);
-    set_pool(static_cast<std::uint32_t>(it - m_pool_specs.begin()), update.pool);
-    if (actuator.records_decisions()) {
-      std::string what = drifts ? "template changed: its nodes drift" : "template unchanged";
-      if (requirements) {
-        what += "; requirements changed: nodes they no longer allow drift";
-      }
-      actuator.record({now, "nodepool", update.pool.name, "update",
-                       fmt::format("version of line {} applied ({})", update.location.line, what), 0});
+  const auto& pools = m_scenario.node_pool_updates;
+  const auto& classes = m_scenario.node_class_updates;
+  for (;;) {
+    const bool pool_due = m_next_update < pools.size() && pools[m_next_update].at <= now;
+    const bool class_due = m_next_class_update < classes.size() && classes[m_next_class_update].at <= now;
+    if (class_due && (!pool_due || classes[m_next_class_update].at <= pools[m_next_update].at)) {
+      apply_class_update(m_next_class_update++, now, actuator);
+    } else if (pool_due) {
+      apply_pool_update(pools[m_next_update++], now, actuator);
+    } else {
+      return;
     }
   }
 }
+
+void KarpenterController::apply_pool_update(const model::NodePoolUpdate& update, SimTime now,
+                                            sim::Actuator& actuator)
+{
+  const auto it = std::find_if(m_pool_specs.begin(), m_pool_specs.end(),
+                               [&](const model::NodePool& p) { return p.name == update.pool.name; });
+  if (it == m_pool_specs.end()) {
+    return; // (the parser refuses a version of a NodePool the scenario does not have)
+  }
+  const bool drifts = it->template_hash != update.pool.template_hash;
+  const bool requirements = !(it->requirements == update.pool.requirements);
+  set_pool(static_cast<std::uint32_t>(it - m_pool_specs.begin()), update.pool);
+  if (actuator.records_decisions()) {
+    std::string what = drifts ? "template changed: its nodes drift" : "template unchanged";
+    if (requirements) {
+      what += "; requirements changed: nodes they no longer allow drift";
+    }
+    actuator.record({now, "nodepool", update.pool.name, "update",
+                     fmt::format("version of line {} applied ({})", update.location.line, what), 0});
+  }
+}
+
+void KarpenterController::apply_class_update(std::size_t index, SimTime now, sim::Actuator& actuator)
+{
+  const auto& update = m_scenario.node_class_updates[index];
+  const auto it = m_classes.find(update.node_class.name);
+  if (it == m_classes.end()) {
+    return; // (the parser refuses a version of an EC2NodeClass the scenario does not have)
+  }
+  const bool hash = it->second.first.hash != update.node_class.hash;
+  const bool ami = it->second.first.ami_hash != update.node_class.ami_hash;
+  it->second = {update.node_class, sim::NodeClassTypes::version_key(m_scenario, index)};
+  // Its NodePools get the instance types the new settings build.
+  for (std::uint32_t i = 0; i < m_pool_specs.size(); ++i) {
+    if (m_pool_specs[i].node_class_ref == update.node_class.name) {
+      const model::NodePool pool = m_pool_specs[i];
+      set_pool(i, pool);
+    }
+  }
+  if (actuator.records_decisions()) {
+    std::string what = hash ? "hash changed: its nodes drift (NodeClassDrift)" : "hash unchanged";
+    if (ami) {
+      what += "; AMI selector changed: its nodes drift (AMIDrift)";
+    }
+    actuator.record({now, "nodeclass", update.node_class.name, "update",
+                     fmt::format("version of line {} applied ({})", update.location.line, what), 0});
+  }
+}
+
+const model::NodeClass* KarpenterController::node_class(std::string_view name) const
+{
+  const auto it = m_classes.find(name);
+  return it == m_classes.end() ? nullptr : &it->second.first;
+}
+
 // (Only nodes at t=0 ask, before any later NodePool version: the scenario's is theirs.)
 const catalog::InstanceType* KarpenterController::instance_type_for(const cluster::NodeState& node) const
 {
@@ -170,6 +223,10 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       req.registration_latency = settings.registration_latency;
       req.expire_at = pool.expire_after == k_never ? -1 : now + pool.expire_after;
       req.template_hash = pool.template_hash;
+      if (const auto* nc = node_class(pool.node_class_ref)) {
+        req.node_class_hash = nc->hash;
+        req.ami_hash = nc->ami_hash;
+      }
       req.termination_grace_period = pool.termination_grace_period;
       // The template's annotations reach the NodeClaim and then the Node (registration syncs
       // them), so a NodePool can mark every node it launches as not to be disrupted.
@@ -372,6 +429,9 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
   }
   if (m_next_update < m_scenario.node_pool_updates.size()) {
     consider(m_scenario.node_pool_updates[m_next_update].at);
+  }
+  if (m_next_class_update < m_scenario.node_class_updates.size()) {
+    consider(m_scenario.node_class_updates[m_next_class_update].at);
   }
   if (next < 0) {
     return std::nullopt;

@@ -8,6 +8,7 @@
 #include "core/sim/node_class_types.hpp"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -41,6 +42,9 @@ public:
   // The NodePools as they are now: the scenario's, each replaced by its later versions
   // (model::NodePoolUpdate) as the run reaches them; indexed like scenario().node_pools.
   [[nodiscard]] const std::vector<model::NodePool>& pool_specs() const { return m_pool_specs; }
+  // The EC2NodeClass named `name` as it is now (later versions applied); nullptr when the
+  // scenario has none of that name.
+  [[nodiscard]] const model::NodeClass* node_class(std::string_view name) const;
 
   // Nodes nominated for pods (not disruption candidates) until the returned time.
   [[nodiscard]] SimTime nominated_until(cluster::NodeIndex node) const;
@@ -75,9 +79,12 @@ public:
 
 private:
   void provision(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
-  // Applies the NodePool versions due by `now` (kubectl apply): Solve and disruption see them
-  // from then on, under a new NodePoolInput::revision.
+  // Applies the NodePool and EC2NodeClass versions due by `now` (kubectl apply), in time order
+  // (an EC2NodeClass first when both come at once): Solve and disruption see them from then on,
+  // under a new NodePoolInput::revision.
   void apply_updates(SimTime now, sim::Actuator& actuator);
+  void apply_pool_update(const model::NodePoolUpdate& update, SimTime now, sim::Actuator& actuator);
+  void apply_class_update(std::size_t update, SimTime now, sim::Actuator& actuator);
   // Installs `pool` as NodePool `index`'s spec, with the instance types of its EC2NodeClass.
   void set_pool(std::uint32_t index, const model::NodePool& pool);
   void expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
@@ -99,6 +106,9 @@ private:
   std::vector<model::NodePool> m_pool_specs; // never resized: m_pools point into it
   std::vector<NodePoolInput> m_pools;
   std::size_t m_next_update = 0;   // into scenario().node_pool_updates
+  std::size_t m_next_class_update = 0; // into scenario().node_class_updates
+  // Per EC2NodeClass name: its current version and the NodeClassTypes key of its types.
+  std::map<std::string, std::pair<model::NodeClass, std::string>, std::less<>> m_classes;
   std::uint64_t m_pool_revisions = 0; // the last NodePoolInput::revision handed out
   std::vector<model::PodSpecPtr> m_daemon_sets;
   std::unique_ptr<SolveCache> m_cache;

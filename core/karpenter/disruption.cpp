@@ -332,6 +332,11 @@ bool DisruptionController::drifted(NodeIndex n)
   }
   const auto& pool = specs[node.pool];
   bool d = node.drifted_at >= 0 || node.template_hash != pool.template_hash;
+  if (!d && node.node_class_hash != 0) {
+    // The cloud provider's IsDrifted: NodeClassDrift (ec2nodeclass-hash) and AMIDrift.
+    const auto* nc = m_ctl.node_class(pool.node_class_ref);
+    d = nc != nullptr && (nc->hash != node.node_class_hash || nc->ami_hash != node.ami_hash);
+  }
   if (!d) {
     // RequirementsDrifted: the node's labels no longer satisfy the NodePool's requirements.
     if (m_requirements_drift[n] < 0) {

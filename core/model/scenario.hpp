@@ -91,6 +91,8 @@ struct CapacityReservationTerm
   std::string owner_id;
   std::map<std::string, std::string> tags;
   std::string instance_match_criteria; // open | targeted
+
+  bool operator==(const CapacityReservationTerm&) const = default;
 };
 
 // One capacity reservation of `aws ec2 describe-capacity-reservations` output.
@@ -120,6 +122,13 @@ struct NodeClass
   std::optional<std::int64_t> root_volume_bytes;      // blockDeviceMappings root volume size
   bool instance_store_raid0 = false;                  // spec.instanceStorePolicy: RAID0
   std::vector<CapacityReservationTerm> capacity_reservation_terms; // ORed
+  // EC2NodeClass.Hash: of the spec without its selector terms (subnets, security groups,
+  // capacity reservations, AMIs), ipPrefixCount and amiFamily, with the resolved AMI family;
+  // a node whose karpenter.k8s.aws/ec2nodeclass-hash differs has drifted.
+  std::uint64_t hash = 0;
+  // The amiSelectorTerms (canonical text, hashed): offline, a change of them stands for a change
+  // of the AMIs they resolve to, which drifts the nodes (AMIDrift).
+  std::uint64_t ami_hash = 0;
   SourceLocation location;
 };
 
@@ -289,7 +298,8 @@ struct InlineCatalog
   SourceLocation location;
 };
 
-// The annotation that makes a NodePool document a later version of it (NodePoolUpdate).
+// The annotation that makes a NodePool or EC2NodeClass document a later version of it
+// (NodePoolUpdate, NodeClassUpdate).
 inline constexpr std::string_view k_apply_at_annotation = "capsim.io/apply-at";
 
 // **(capsim)** A NodePool applied again during the run, as `kubectl apply` of its new version
@@ -303,6 +313,16 @@ struct NodePoolUpdate
   SourceLocation node_class_location; // spec.template.spec.nodeClassRef.name
 };
 
+// **(capsim)** An EC2NodeClass applied again during the run (a later document of it annotated
+// capsim.io/apply-at): from `at` on, its NodePools launch with its settings (instance types
+// rebuilt from its kubelet and volumes), and their nodes drift by its hash and AMI selector.
+struct NodeClassUpdate
+{
+  SimTime at = 0;
+  NodeClass node_class;
+  SourceLocation location; // the annotation
+};
+
 // Everything read from a scenario stream, before the catalog and traces are resolved.
 struct Scenario
 {
@@ -310,6 +330,7 @@ struct Scenario
   ScenarioSettings settings;
   std::vector<NodePool> node_pools;
   std::vector<NodePoolUpdate> node_pool_updates; // by `at`, then stream order
+  std::vector<NodeClassUpdate> node_class_updates; // by `at`, then stream order
   std::vector<NodeGroup> node_groups;
   std::vector<InitialNode> nodes;
   std::vector<Pod> pods; // bare pods at t=0

@@ -38,6 +38,8 @@ struct LaunchRequest
   Duration registration_latency = 0; // registered to initialized (Ready)
   SimTime expire_at = -1;
   std::uint64_t template_hash = 0;
+  std::uint64_t node_class_hash = 0; // NodeState::node_class_hash
+  std::uint64_t ami_hash = 0;
   std::optional<Duration> termination_grace_period; // the NodeClaim's (nullopt: wait forever)
   bool do_not_disrupt = false; // the node carries karpenter.sh/do-not-disrupt: "true"
   std::vector<cluster::PodIndex> nominated_pods; // pods planned onto this node

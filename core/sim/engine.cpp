@@ -164,6 +164,12 @@ void Engine::add_initial_state()
           n.pool = i;
           n.template_hash = sc.node_pools[i].template_hash;
           n.termination_grace_period = sc.node_pools[i].termination_grace_period;
+          for (const auto& nc : sc.node_classes) {
+            if (nc.name == sc.node_pools[i].node_class_ref) {
+              n.node_class_hash = nc.hash;
+              n.ami_hash = nc.ami_hash;
+            }
+          }
           if (sc.node_pools[i].expire_after != k_never) {
             // A node of a dump has lived `age` of its expireAfter already (at once if all).
             n.expire_at = std::max<SimTime>(0, sc.node_pools[i].expire_after - in.age);
@@ -278,6 +284,8 @@ cluster::NodeIndex Engine::launch(const LaunchRequest& request)
   n.last_pod_event = m_now;
   n.expire_at = request.expire_at;
   n.template_hash = request.template_hash;
+  n.node_class_hash = request.node_class_hash;
+  n.ami_hash = request.ami_hash;
   n.termination_grace_period = request.termination_grace_period;
   n.do_not_disrupt = request.do_not_disrupt;
   const NodeIndex idx = m_cluster.add_node(std::move(n));

@@ -78,60 +78,76 @@ NodeClassTypes::NodeClassTypes(const model::Scenario& scenario, const catalog::C
     }
   }
   for (const auto& nc : scenario.node_classes) {
-    const auto settings = node_class_settings(nc);
-    std::vector<const model::CapacityReservation*> selected;
-    for (const auto& r : scenario.capacity_reservations) {
-      if (selects(nc.capacity_reservation_terms, r)) {
-        selected.push_back(&r);
+    add(nc.name, nc, scenario, in_use);
+  }
+  for (std::size_t u = 0; u < scenario.node_class_updates.size(); ++u) {
+    add(version_key(scenario, u), scenario.node_class_updates[u].node_class, scenario, in_use);
+  }
+}
+
+std::string NodeClassTypes::version_key(const model::Scenario& scenario, std::size_t update)
+{
+  // ('@' is not allowed in a Kubernetes name: no class is named so.)
+  return scenario.node_class_updates[update].node_class.name + "@" + std::to_string(update);
+}
+
+void NodeClassTypes::add(const std::string& key, const model::NodeClass& nc, const model::Scenario& scenario,
+                         const std::map<std::string, std::int32_t>& in_use)
+{
+  const catalog::Catalog& catalog = m_source;
+  const auto settings = node_class_settings(nc);
+  std::vector<const model::CapacityReservation*> selected;
+  for (const auto& r : scenario.capacity_reservations) {
+    if (selects(nc.capacity_reservation_terms, r)) {
+      selected.push_back(&r);
+    }
+  }
+  if ((settings.is_default() && selected.empty()) || m_derived.contains(key)) {
+    return;
+  }
+  auto& types = m_derived[key];
+  types.reserve(catalog.instance_types().size());
+  for (const auto& t : catalog.instance_types()) {
+    auto& derived = types.emplace_back(catalog::apply_node_class(t, settings));
+    bool reserved = false;
+    std::vector<std::string> ids;
+    std::vector<std::string> reservation_types;
+    for (const auto* r : selected) {
+      if (r->instance_type != t.name) {
+        continue;
+      }
+      const auto it = in_use.find(r->id);
+      if (auto o = reserved_offering(t, *r, it == in_use.end() ? 0 : it->second)) {
+        derived.offerings.push_back(std::move(*o));
+        reserved = true;
+      }
+      // computeRequirements: the type's reservations (DoesNotExist without any).
+      ids.push_back(r->id);
+      reservation_types.push_back(r->reservation_type);
+    }
+    if (!ids.empty()) {
+      const auto set = [&](std::string_view label, std::vector<std::string> values) {
+        derived.requirements.erase(label);
+        derived.requirements.add(model::Requirement::make(std::string(label), model::Operator::in, std::move(values)));
+      };
+      set(model::labels::k_capacity_reservation_id, ids);
+      set("karpenter.k8s.aws/capacity-reservation-type", reservation_types);
+      set("karpenter.k8s.aws/capacity-reservation-interruptible", {"false"});
+    }
+    if (reserved) {
+      auto ct = derived.requirements.get(model::labels::k_capacity_type);
+      if (!ct.complement && !ct.has(model::k_capacity_reserved)) {
+        ct.values.emplace_back(model::k_capacity_reserved);
+        std::sort(ct.values.begin(), ct.values.end());
+        derived.requirements.erase(model::labels::k_capacity_type);
+        derived.requirements.add(ct);
       }
     }
-    if ((settings.is_default() && selected.empty()) || m_derived.contains(nc.name)) {
-      continue;
-    }
-    auto& types = m_derived[nc.name];
-    types.reserve(catalog.instance_types().size());
-    for (const auto& t : catalog.instance_types()) {
-      auto& derived = types.emplace_back(catalog::apply_node_class(t, settings));
-      bool reserved = false;
-      std::vector<std::string> ids;
-      std::vector<std::string> reservation_types;
-      for (const auto* r : selected) {
-        if (r->instance_type != t.name) {
-          continue;
-        }
-        const auto it = in_use.find(r->id);
-        if (auto o = reserved_offering(t, *r, it == in_use.end() ? 0 : it->second)) {
-          derived.offerings.push_back(std::move(*o));
-          reserved = true;
-        }
-        // computeRequirements: the type's reservations (DoesNotExist without any).
-        ids.push_back(r->id);
-        reservation_types.push_back(r->reservation_type);
-      }
-      if (!ids.empty()) {
-        const auto set = [&](std::string_view key, std::vector<std::string> values) {
-          derived.requirements.erase(key);
-          derived.requirements.add(model::Requirement::make(std::string(key), model::Operator::in, std::move(values)));
-        };
-        set(model::labels::k_capacity_reservation_id, ids);
-        set("karpenter.k8s.aws/capacity-reservation-type", reservation_types);
-        set("karpenter.k8s.aws/capacity-reservation-interruptible", {"false"});
-      }
-      if (reserved) {
-        auto ct = derived.requirements.get(model::labels::k_capacity_type);
-        if (!ct.complement && !ct.has(model::k_capacity_reserved)) {
-          ct.values.emplace_back(model::k_capacity_reserved);
-          std::sort(ct.values.begin(), ct.values.end());
-          derived.requirements.erase(model::labels::k_capacity_type);
-          derived.requirements.add(ct);
-        }
-      }
-    }
-    auto& list = m_lists[nc.name];
-    list.reserve(types.size());
-    for (const auto& t : types) {
-      list.push_back(&t);
-    }
+  }
+  auto& list = m_lists[key];
+  list.reserve(types.size());
+  for (const auto& t : types) {
+    list.push_back(&t);
   }
 }
 

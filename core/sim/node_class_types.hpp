@@ -27,11 +27,18 @@ public:
   NodeClassTypes& operator=(const NodeClassTypes&) = delete;
 
   // The types offered to NodePools of `node_class` (catalog order); they live as long as this.
+  // `node_class` is a name, or version_key() of a later version (model::NodeClassUpdate).
   [[nodiscard]] const std::vector<const catalog::InstanceType*>& types_for(std::string_view node_class) const;
+  // The key of the scenario's node_class_updates[update].
+  [[nodiscard]] static std::string version_key(const model::Scenario& scenario, std::size_t update);
   // The type named `name` as NodePools of `node_class` launch it; nullptr when unknown.
   [[nodiscard]] const catalog::InstanceType* find(std::string_view node_class, std::string_view name) const;
 
 private:
+  // Builds the types of `node_class` under `key` unless it changes nothing.
+  void add(const std::string& key, const model::NodeClass& node_class, const model::Scenario& scenario,
+           const std::map<std::string, std::int32_t>& in_use);
+
   const catalog::Catalog& m_source;
   std::vector<const catalog::InstanceType*> m_catalog;
   // Per class that changes something: its types (never resized after construction) and their list.

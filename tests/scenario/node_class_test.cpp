@@ -98,3 +98,40 @@ TEST_CASE("node class: a NodePool's node at t=0 is its EC2NodeClass's type", "[s
   CHECK(run(scenario(k_max_pods, k_node)).nodes.launched == 0);
   CHECK(run(scenario("", k_node)).nodes.launched == 1);
 }
+
+TEST_CASE("node class: a later EC2NodeClass version drifts the nodes and its NodePools launch by it",
+          "[scenario][node-class]")
+{
+  // Two m5.large at the default 29 pods hold the fifty pods; at 10m the EC2NodeClass gets
+  // kubelet.maxPods 110 (kubectl apply): both nodes drift (its hash changed) and one m5.large of
+  // the new kind takes all fifty.
+  const std::string later = R"(---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+  annotations: {capsim.io/apply-at: 10m}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  kubelet: {maxPods: 110}
+)";
+  const auto r = run(scenario("", later));
+  CHECK(r.disruptions.drift == 2);
+  CHECK(r.nodes.launched == 3);
+  REQUIRE(r.final_nodes.size() == 1);
+  CHECK(r.final_nodes.front().pods == 50);
+  // A version that changes only what the hash ignores (subnets, security groups) drifts nothing.
+  const std::string subnets = R"(---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+  annotations: {capsim.io/apply-at: 10m}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: other}}]
+)";
+  const auto same = run(scenario("", subnets));
+  CHECK(same.disruptions.drift == 0);
+  CHECK(same.nodes.launched == 2);
+}

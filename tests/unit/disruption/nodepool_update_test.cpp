@@ -1,9 +1,10 @@
-// A NodePool applied again during the run (model::NodePoolUpdate, `kubectl apply` of a new
-// version). Upstream, the NodePool's new spec reaches provisioning at once; nodes drift when the
-// NodeClaim's karpenter.sh/nodepool-hash annotation differs from the NodePool's
-// (core:pkg/controllers/nodeclaim/disruption/drift.go areStaticFieldsDrifted) or when their
-// labels no longer satisfy its requirements (areRequirementsDrifted); a NodeClaim keeps the
-// terminationGracePeriod and expireAfter it was created with.
+// A NodePool or EC2NodeClass applied again during the run (model::NodePoolUpdate,
+// NodeClassUpdate: `kubectl apply` of a new version). Upstream, the new spec reaches provisioning
+// at once; nodes drift when the NodeClaim's karpenter.sh/nodepool-hash annotation differs from
+// the NodePool's (core:pkg/controllers/nodeclaim/disruption/drift.go areStaticFieldsDrifted),
+// when their labels no longer satisfy its requirements (areRequirementsDrifted), or when the
+// cloud provider says so (aws:pkg/cloudprovider/drift.go: the ec2nodeclass-hash, the AMIs); a
+// NodeClaim keeps the terminationGracePeriod and expireAfter it was created with.
 
 #include "core/io/scenario_yaml.hpp"
 #include "tests/unit/disruption/disruption_harness.hpp"
@@ -195,6 +196,53 @@ TEST_CASE("NodePool update: a draining node keeps the terminationGracePeriod it 
     const auto result = s.sim.run(end);
     INFO(dump(result));
     CHECK(result.pods.evicted == (end < 240 * k_second ? 0 : 1));
+  }
+}
+
+namespace {
+
+// An EC2NodeClass "default" with the given hashes, referenced by the suite's NodePool.
+model::NodeClass node_class(std::uint64_t hash, std::uint64_t ami_hash)
+{
+  model::NodeClass nc;
+  nc.name = "default";
+  nc.hash = hash;
+  nc.ami_hash = ami_hash;
+  return nc;
+}
+
+} // namespace
+
+TEST_CASE("EC2NodeClass update: a new hash or new AMIs drift the nodes of its NodePools, once",
+          "[disruption][drift][nodepool-update]")
+{
+  struct Case
+  {
+    std::uint64_t hash;
+    std::uint64_t ami_hash;
+    int drifted;
+  };
+  // Hash changed (NodeClassDrift), AMI selector changed (AMIDrift), neither.
+  for (const Case c : {Case{2, 10, 2}, Case{1, 11, 2}, Case{1, 10, 0}}) {
+    UpdateSuite s;
+    s.pool().node_class_ref = "default";
+    s.sim.scenario.node_classes.push_back(node_class(1, 10));
+    s.add_node("node-0");
+    s.add_node("node-1");
+    s.sim.pods_on("node-0", 1, app_pod(30000));
+    s.sim.pods_on("node-1", 1, app_pod(30000));
+    model::NodeClassUpdate u;
+    u.at = 5 * k_minute;
+    u.node_class = node_class(c.hash, c.ami_hash);
+    s.sim.scenario.node_class_updates.push_back(u);
+    const auto result = s.sim.run(k_hour - k_minute);
+    INFO(dump(result));
+    REQUIRE(decisions(result, "nodeclass", "update").size() == 1);
+    CHECK(result.disruptions.drift == c.drifted); // replacements carry the new hashes
+    for (const auto& d : decisions(result, "drift", "replace")) {
+      CHECK(d.t >= 5 * k_minute);
+    }
+    CHECK(s.sim.alive(std::string("node-0")) == (c.drifted == 0));
   }
 }
 

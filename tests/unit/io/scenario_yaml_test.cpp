@@ -1395,3 +1395,62 @@ TEST_CASE("scenario: a static NodePool (spec.replicas) and the NodePool CRD's ru
                 "t.yaml:17:37: error: NodePool/fixed: Cannot transition NodePool between static (replicas set) and "
                 "dynamic (replicas unset) provisioning modes");
 }
+
+TEST_CASE("scenario: an EC2NodeClass annotated capsim.io/apply-at is a later version of it; its hashes",
+          "[io][nodeclass]")
+{
+  const auto node_class = [](const std::string& annotations, const std::string& spec) {
+    return fmt::format("---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: default\n{}"
+                       "spec:\n{}",
+                       annotations, spec);
+  };
+  const std::string base = "  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n"
+                           "  subnetSelectorTerms: [{tags: {a: b}}]\n  tags: {team: x}\n";
+  const auto hashes = [&](const std::string& spec) {
+    const auto s = io::parse_scenario(k_scenario + node_class("", spec), "t.yaml", {});
+    REQUIRE(s.node_classes.size() == 1);
+    return std::pair{s.node_classes[0].hash, s.node_classes[0].ami_hash};
+  };
+  const auto [hash, ami] = hashes(base);
+  // Order of keys and of list items does not matter (hashstructure: SlicesAsSets).
+  CHECK(hashes("  tags: {team: x}\n  subnetSelectorTerms: [{tags: {a: b}}]\n  role: r\n"
+               "  amiSelectorTerms: [{alias: al2023@latest}]\n") == std::pair{hash, ami});
+  // Selector terms are not in the hash (their own drift checks compare what they resolve to).
+  CHECK(hashes("  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n  subnetSelectorTerms: [{tags: {a: c}}]\n"
+               "  tags: {team: x}\n") == std::pair{hash, ami});
+  // Tags, the role and the kubelet are.
+  CHECK(hashes(base + "  kubelet: {maxPods: 50}\n").first != hash);
+  CHECK(hashes("  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n"
+               "  tags: {team: y}\n")
+            .first != hash);
+  // Another AMI selector changes the AMI hash; another AMI family the hash too.
+  const auto bottlerocket = hashes("  amiSelectorTerms: [{alias: bottlerocket@latest}]\n  role: r\n"
+                                   "  subnetSelectorTerms: [{tags: {a: b}}]\n  tags: {team: x}\n");
+  CHECK(bottlerocket.second != ami);
+  CHECK(bottlerocket.first != hash);
+  // A pinned AMI version of the same family: the AMIs differ, the hash does not.
+  const auto pinned = hashes("  amiSelectorTerms: [{alias: al2023@v20250101}]\n  role: r\n"
+                             "  subnetSelectorTerms: [{tags: {a: b}}]\n  tags: {team: x}\n");
+  CHECK(pinned.first == hash);
+  CHECK(pinned.second != ami);
+
+  const std::string later = "  annotations: {capsim.io/apply-at: 2h}\n";
+  const auto s = io::parse_scenario(k_scenario + node_class("", base) +
+                                        node_class(later, base + "  kubelet: {maxPods: 50}\n"),
+                                    "t.yaml", {});
+  REQUIRE(s.node_classes.size() == 1);
+  REQUIRE(s.node_class_updates.size() == 1);
+  CHECK(s.node_class_updates[0].at == 2 * k_hour);
+  CHECK(s.node_class_updates[0].node_class.max_pods == 50);
+  CHECK(s.node_class_updates[0].node_class.hash != s.node_classes[0].hash);
+
+  REQUIRE_ERROR(k_scenario + node_class(later, base),
+                "t.yaml:9:37: error: EC2NodeClass/default: annotation capsim.io/apply-at applies a new version of an "
+                "EC2NodeClass, but no EC2NodeClass document named 'default' without it gives its version at t=0");
+  REQUIRE_ERROR(k_scenario + node_class("", base) +
+                    node_class(later, base + "  capacityReservationSelectorTerms: [{id: cr-1}]\n"),
+                "t.yaml:19:37: error: EC2NodeClass/default: a later version may not change "
+                "capacityReservationSelectorTerms (capsim resolves reservations once, at the start)");
+  REQUIRE_ERROR(k_scenario + node_class("", base) + node_class(later, base) + node_class(later, base),
+                "t.yaml:30:37: error: EC2NodeClass/default: two versions are applied at 2h (the other on line 19)");
+}
