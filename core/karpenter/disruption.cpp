@@ -15,6 +15,7 @@
 #include <span>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace capsim::karpenter {
@@ -138,6 +139,8 @@ private:
   std::vector<SimTime> m_drift_seen;        // per node: when drift was first observed
   std::vector<std::int8_t> m_requirements_drift; // per node: -1 unknown, 0 no, 1 drifted
   std::uint64_t m_pool_revisions = 0;             // the NodePools' revisions m_requirements_drift is for
+  // Per NodePool: its EC2NodeClass's hash and AMI hash now (0, 0: no class in the scenario).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> m_class_hashes;
   std::vector<std::string> m_last_keep;     // per node: last recorded blocking reason
   CandidateMemos m_candidate_memo; // per node: make_candidate's pod-derived facts
 
@@ -225,6 +228,12 @@ void DisruptionController::begin(SimTime now, const cluster::Cluster& cluster, s
       ++m_state_version;
     }
     m_pool_revisions = revisions;
+  }
+  m_class_hashes.assign(pools().size(), {0, 0});
+  for (std::size_t p = 0; p < pools().size(); ++p) {
+    if (const auto* nc = m_ctl.node_class(pools()[p].node_class_ref)) {
+      m_class_hashes[p] = {nc->hash, nc->ami_hash};
+    }
   }
   m_last_keep.resize(n);
   m_v113 = is_v113(version());
@@ -332,10 +341,9 @@ bool DisruptionController::drifted(NodeIndex n)
   }
   const auto& pool = specs[node.pool];
   bool d = node.drifted_at >= 0 || node.template_hash != pool.template_hash;
-  if (!d && node.node_class_hash != 0) {
+  if (const auto& [hash, ami] = m_class_hashes[node.pool]; !d && node.node_class_hash != 0 && hash != 0) {
     // The cloud provider's IsDrifted: NodeClassDrift (ec2nodeclass-hash) and AMIDrift.
-    const auto* nc = m_ctl.node_class(pool.node_class_ref);
-    d = nc != nullptr && (nc->hash != node.node_class_hash || nc->ami_hash != node.ami_hash);
+    d = hash != node.node_class_hash || ami != node.ami_hash;
   }
   if (!d) {
     // RequirementsDrifted: the node's labels no longer satisfy the NodePool's requirements.

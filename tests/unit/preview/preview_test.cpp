@@ -622,3 +622,35 @@ TEST_CASE("preview: --volumes keeps pods where their volumes are", "[preview][ka
                        "get pvc,pv,storageclass -A -o json)")
         != std::string::npos);
 }
+
+TEST_CASE("preview: a static NodePool's nodes are never consolidated; drifted, they are replaced from the template",
+          "[preview][karpenter][static]")
+{
+  auto dump = fixture();
+  const auto& empty_node = find(preview::run_preview(dump, {}).karpenter, "ip-10-0-1-60");
+  REQUIRE(empty_node.method == "emptiness"); // the fixture's empty node, as a dynamic NodePool's
+  const std::string pool = empty_node.pool;
+  for (auto& p : dump.scenario.node_pools) {
+    if (p.name == pool) {
+      p.replicas = 5;
+    }
+  }
+  SECTION("kept")
+  {
+    const auto r = preview::run_preview(dump, {});
+    const auto& v = find(r.karpenter, "ip-10-0-1-60");
+    CHECK(v.decision == "keep");
+    CHECK(v.reason_code == "static");
+    CHECK(v.reason == "NodePool " + pool + " is static (spec.replicas): Karpenter never consolidates its nodes");
+  }
+  SECTION("drifted")
+  {
+    dump.nodes.at("ip-10-0-1-60.ec2.internal").node_pool_hash = "111";
+    const auto r = preview::run_preview(dump, {});
+    const auto& v = find(r.karpenter, "ip-10-0-1-60");
+    CHECK(v.decision == "replace");
+    CHECK(v.method == "drift");
+    REQUIRE(v.replacement);
+    CHECK(v.reason.find("static NodePool " + pool + ": replaced by a node from its template first") != std::string::npos);
+  }
+}
