@@ -245,6 +245,15 @@ private:
   void read_event(const YAML::Node& e, std::size_t index);
   void read_node_pool(const Doc& d);
   void read_node_class(const Doc& d);
+  // A NodePool's or EC2NodeClass's annotation capsim.io/apply-at (a later version of it,
+  // applied during the run): `at` unset without it; `ok` false when it is wrong (reported).
+  struct ApplyAt
+  {
+    std::optional<SimTime> at;
+    SourceLocation location;
+    bool ok = true;
+  };
+  ApplyAt read_apply_at(const Doc& d, const std::string& w);
   void read_node_group(const Doc& d);
   void read_node(const Doc& d);
   void read_pod(const Doc& d);
@@ -1005,6 +1014,30 @@ void ScenarioParser::read_event(const YAML::Node& e, std::size_t index)
 // ----------------------------------------------------------------------------------------------
 // NodePool, EC2NodeClass, NodeGroup, Node
 
+ScenarioParser::ApplyAt ScenarioParser::read_apply_at(const Doc& d, const std::string& w)
+{
+  ApplyAt out;
+  const auto at = child(child(child(d.root, "metadata"), "annotations"), std::string(k_apply_at));
+  if (!present(at)) {
+    return out;
+  }
+  out.location = m_r.location(at);
+  const std::string object = (d.kind == "EC2NodeClass" ? "an " : "a ") + d.kind;
+  if (m_dump) {
+    m_r.error(at, fmt::format("{}: annotation {} is for scenarios ({} applied during the run), not for cluster dumps",
+                              w, k_apply_at, object));
+  } else if (auto v = m_r.duration(at, std::string(k_apply_at)); v && *v <= 0) {
+    m_r.error(at, fmt::format("{}: annotation {} must be after the start (got {}); the {}'s version at t=0 is the "
+                              "document without it",
+                              w, k_apply_at, format_duration(*v), d.kind));
+  } else if (v) {
+    out.at = *v;
+  } else {
+    out.ok = false;
+  }
+  return out;
+}
+
 void ScenarioParser::read_node_pool(const Doc& d)
 {
   const std::string w = what(d);
@@ -1015,24 +1048,9 @@ void ScenarioParser::read_node_pool(const Doc& d)
   const auto md = child(d.root, "metadata");
   check_metadata(m_r, md, w);
   const auto annotations = m_r.string_map(child(md, "annotations"), w + ".metadata.annotations");
-  // A later version of a NodePool, applied during the run (NodePoolUpdate).
-  std::optional<SimTime> apply_at;
-  SourceLocation apply_location;
-  if (const auto at = child(child(md, "annotations"), std::string(k_apply_at)); present(at)) {
-    apply_location = m_r.location(at);
-    if (m_dump) {
-      m_r.error(at, fmt::format("{}: annotation {} is for scenarios (a NodePool applied during the run), not for "
-                                "cluster dumps",
-                                w, k_apply_at));
-    } else if (auto v = m_r.duration(at, std::string(k_apply_at)); v && *v <= 0) {
-      m_r.error(at, fmt::format("{}: annotation {} must be after the start (got {}); the NodePool's version at "
-                                "t=0 is the document without it",
-                                w, k_apply_at, format_duration(*v)));
-    } else if (v) {
-      apply_at = *v;
-    } else {
-      return;
-    }
+  const auto [apply_at, apply_location, apply_ok] = read_apply_at(d, w);
+  if (!apply_ok) {
+    return;
   }
   if (auto it = annotations.find("capsim.io/limit-usd-per-hour"); it != annotations.end()) {
     const auto node = child(child(md, "annotations"), "capsim.io/limit-usd-per-hour");
@@ -1288,24 +1306,9 @@ void ScenarioParser::read_node_class(const Doc& d)
   nc.name = d.name;
   nc.location = m_r.location(d.root);
   const auto spec = child(d.root, "spec");
-  // A later version of the EC2NodeClass (NodeClassUpdate).
-  std::optional<SimTime> apply_at;
-  SourceLocation apply_location;
-  if (const auto at = child(child(child(d.root, "metadata"), "annotations"), std::string(k_apply_at)); present(at)) {
-    apply_location = m_r.location(at);
-    if (m_dump) {
-      m_r.error(at, fmt::format("{}: annotation {} is for scenarios (an EC2NodeClass applied during the run), not "
-                                "for cluster dumps",
-                                w, k_apply_at));
-    } else if (auto v = m_r.duration(at, std::string(k_apply_at)); v && *v <= 0) {
-      m_r.error(at, fmt::format("{}: annotation {} must be after the start (got {}); the EC2NodeClass's version at "
-                                "t=0 is the document without it",
-                                w, k_apply_at, format_duration(*v)));
-    } else if (v) {
-      apply_at = *v;
-    } else {
-      return;
-    }
+  const auto [apply_at, apply_location, apply_ok] = read_apply_at(d, w);
+  if (!apply_ok) {
+    return;
   }
   if (present(spec)
       && m_r.check_fields(spec, w + ".spec",

@@ -28,7 +28,9 @@ struct TimelineRow
 struct Decision
 {
   SimTime t = 0;
-  std::string method;    // emptiness | drift | multi-node | single-node | expiration | interruption | scale-up | scale-down
+  // provisioning | emptiness | drift | multi-node | single-node | expiration | interruption | static
+  // | nodepool | nodeclass (Karpenter); scale-up | scale-down (Cluster Autoscaler)
+  std::string method;
   std::string candidate; // node name(s), comma separated
   std::string action;    // delete | replace | keep | launch | ...
   std::string detail;    // replacement types, blocking reason, ...
