@@ -920,20 +920,17 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
     return false;
   }
 
-  // NodesToDelete: unneeded long enough, group above its min size (in-flight deletions count).
+  // NodesToDelete: unneeded long enough, group above its min size. Upstream compares
+  // TargetSize - DeletionsInProgress; the target here dropped at each delete already (the ASG's
+  // desired capacity drops when the instance is terminated, as the deletion tracker ends).
   std::vector<std::int32_t> size(m_groups.size());
   for (std::size_t g = 0; g < m_groups.size(); ++g) {
     size[g] = m_groups[g].target;
   }
-  std::vector<std::int32_t> in_flight(m_groups.size(), 0);
   std::size_t empty_in_flight = 0;
   std::size_t drain_in_flight = 0;
-  for (const auto& [node, drain] : m_deleting) {
-    const auto& n = cluster.node(node);
-    if (n.pool < in_flight.size()) {
-      ++in_flight[n.pool];
-    }
-    (drain ? drain_in_flight : empty_in_flight) += 1;
+  for (const auto& entry : m_deleting) {
+    (entry.second ? drain_in_flight : empty_in_flight) += 1;
   }
   std::vector<Removable> empty;
   std::vector<Removable> drain;
@@ -945,7 +942,7 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
       if (!(m_unneeded_since[r.node] + m_settings.scale_down_unneeded_time < now)) {
         continue;
       }
-      if (size[r.group] - in_flight[r.group] <= m_scenario.node_groups[r.group].min_size) {
+      if (size[r.group] <= m_scenario.node_groups[r.group].min_size) {
         continue;
       }
       --size[r.group];
