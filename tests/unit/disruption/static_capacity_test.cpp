@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
 namespace capsim::karpenter::dtest {
 
