@@ -288,6 +288,13 @@ void set_list(CandidateMemo& m, const cluster::NodeState& node)
   m.list_current = true;
 }
 
+void set_type(CandidateMemo& m, const cluster::NodeState& node, const NodePoolInput& pool_input)
+{
+  m.instance_type = node.instance_type != nullptr ? pool_instance_type(pool_input, *node.instance_type) : nullptr;
+  m.price = m.instance_type != nullptr ? offering_price(*m.instance_type, node.zone, node.capacity_type) : 0;
+  m.pool_revision = pool_input.revision;
+}
+
 void derive(CandidateMemo& m, const cluster::Cluster& cluster, const cluster::NodeState& node,
             const NodePoolInput& pool_input)
 {
@@ -295,8 +302,7 @@ void derive(CandidateMemo& m, const cluster::Cluster& cluster, const cluster::No
   m.cluster = cluster.instance_id();
   m.pods_revision = node.pods_revision;
   m.bindings = cluster.binding_log().size();
-  m.instance_type = node.instance_type != nullptr ? pool_instance_type(pool_input, *node.instance_type) : nullptr;
-  m.price = m.instance_type != nullptr ? offering_price(*m.instance_type, node.zone, node.capacity_type) : 0;
+  set_type(m, node, pool_input);
   m.all_cost = 0;
   m.reschedule_cost = 1.0;
   m.do_not_disrupt_pods = 0;
@@ -392,8 +398,13 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   CandidateMemo& memo = ctx.memo != nullptr ? ctx.memo->slot(index) : *local;
   if (!memo.valid || memo.cluster != cluster.instance_id() || memo.pods_revision != node.pods_revision) {
     derive(memo, cluster, node, pool_input);
-  } else if (!memo.list_current) {
-    set_list(memo, node);
+  } else {
+    if (!memo.list_current) {
+      set_list(memo, node);
+    }
+    if (pool_input.revision == 0 || memo.pool_revision != pool_input.revision) {
+      set_type(memo, node, pool_input);
+    }
   }
 #ifndef NDEBUG
   if (ctx.memo != nullptr) {

@@ -153,8 +153,11 @@ struct CandidateMemo
   PodList reschedulable;
   double all_cost = 0;
   double reschedule_cost = 1.0;
+  // The node's type as its NodePool offers it now, and its price: of the NodePoolInput::revision
+  // below (a later NodePool or EC2NodeClass version brings new types).
   const catalog::InstanceType* instance_type = nullptr;
   double price = 0;
+  std::uint64_t pool_revision = 0;
 
   [[nodiscard]] bool any_do_not_disrupt() const { return do_not_disrupt_pods != 0; }
   [[nodiscard]] bool plain_pods() const { return unplain_pods == 0; } // Candidate::plain_pods

@@ -352,6 +352,39 @@ TEST_CASE("make_candidate answers the same with its per-node memo as without, as
   CHECK(std::count(a.candidate->reschedulable.begin(), a.candidate->reschedulable.end(), pods[6]) == 0);
 }
 
+TEST_CASE("make_candidate: a NodePool's new revision gives the memo its new instance types", "[disruption][candidates]")
+{
+  // A later EC2NodeClass version rebuilds its NodePools' types (new objects, e.g. more pods per
+  // node): a memo derived before must answer with the type the NodePool offers now.
+  MemoCluster mc;
+  const auto node = mc.node("node-0", 10 * k_hour);
+  CandidateMemos memo;
+  CandidateContext with = mc.context(&memo);
+  with.now = k_hour;
+  mc.pools[0].revision = 1;
+  const auto before = make_candidate(with, node, DisruptionClass::graceful);
+  REQUIRE(before.candidate.has_value());
+  CHECK(before.candidate->instance_type == &mc.types[2]);
+
+  std::vector<catalog::InstanceType> rebuilt = mc.types;
+  rebuilt[2].offerings.front().price_per_hour *= 2;
+  std::vector<const catalog::InstanceType*> offered;
+  for (const auto& t : rebuilt) {
+    offered.push_back(&t);
+  }
+  mc.pools[0].instance_types = make_type_list(offered);
+  mc.pools[0].revision = 2;
+  const auto after = make_candidate(with, node, DisruptionClass::graceful);
+  CandidateContext without = mc.context(nullptr);
+  without.now = with.now;
+  const auto fresh = make_candidate(without, node, DisruptionClass::graceful);
+  REQUIRE(after.candidate.has_value());
+  REQUIRE(fresh.candidate.has_value());
+  CHECK(after.candidate->instance_type == &rebuilt[2]);
+  CHECK(after.candidate->price == fresh.candidate->price);
+  CHECK(after.candidate->price == 2 * before.candidate->price);
+}
+
 TEST_CASE("make_candidate: memos kept up binding by binding equal fresh ones bit for bit", "[disruption][candidates]")
 {
   // Eviction costs of every kind (clamped both ways, fractions of 2^-27, extreme deletion costs)
