@@ -65,6 +65,11 @@ int run_validate(const ValidateOptions& o)
                                              s.node_pool_updates.size() == 1 ? "" : "s"),
                            s.node_groups.size());
   for (const auto& p : s.node_pools) {
+    if (p.created_at > 0 || p.deleted_at >= 0) {
+      std::cout << fmt::format("  note       NodePool {} exists {} {}\n", p.name,
+                               p.created_at > 0 ? "from " + format_duration(p.created_at) : std::string("from the start"),
+                               p.deleted_at >= 0 ? "until " + format_duration(p.deleted_at) : std::string("on"));
+    }
     if (p.replicas && !st.karpenter.static_capacity) {
       std::cout << fmt::format("  note       NodePool {} is static (spec.replicas: {}), but Karpenter's StaticCapacity "
                                "feature gate (spec.karpenter.staticCapacity) is off: it launches nothing\n",

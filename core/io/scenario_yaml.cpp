@@ -246,14 +246,15 @@ private:
   void read_node_pool(const Doc& d);
   void read_node_class(const Doc& d);
   // A NodePool's or EC2NodeClass's annotation capsim.io/apply-at (a later version of it,
-  // applied during the run): `at` unset without it; `ok` false when it is wrong (reported).
+  // applied during the run), or another time annotation `key` (a NodePool's
+  // capsim.io/delete-at): `at` unset without it; `ok` false when it is wrong (reported).
   struct ApplyAt
   {
     std::optional<SimTime> at;
     SourceLocation location;
     bool ok = true;
   };
-  ApplyAt read_apply_at(const Doc& d, const std::string& w);
+  ApplyAt read_at_annotation(const Doc& d, const std::string& w, std::string_view key = k_apply_at);
   void read_node_group(const Doc& d);
   void read_node(const Doc& d);
   void read_pod(const Doc& d);
@@ -344,6 +345,15 @@ private:
   std::optional<SourceLocation> m_scenario_location;
   // Locations for cross-references.
   std::map<std::string, SourceLocation> m_node_pool_ref_locations; // NodePool name -> nodeClassRef location
+  // The NodePools' capsim.io/delete-at annotations, in stream order (cross_check applies them).
+  struct PoolDeletion
+  {
+    std::string name;
+    SimTime at = 0;
+    SourceLocation location;
+  };
+  std::vector<PoolDeletion> m_pool_deletions;
+  std::map<std::string, SourceLocation> m_pool_creations; // NodePools created during the run: their apply-at
   std::vector<std::pair<std::size_t, YAML::Node>> m_generator_template_nodes;
   std::vector<std::pair<std::size_t, YAML::Node>> m_trace_template_nodes;
   std::vector<std::pair<std::size_t, YAML::Node>> m_bound_pod_nodes; // pod index -> nodeName node
@@ -1014,22 +1024,23 @@ void ScenarioParser::read_event(const YAML::Node& e, std::size_t index)
 // ----------------------------------------------------------------------------------------------
 // NodePool, EC2NodeClass, NodeGroup, Node
 
-ScenarioParser::ApplyAt ScenarioParser::read_apply_at(const Doc& d, const std::string& w)
+ScenarioParser::ApplyAt ScenarioParser::read_at_annotation(const Doc& d, const std::string& w, std::string_view key)
 {
   ApplyAt out;
-  const auto at = child(child(child(d.root, "metadata"), "annotations"), std::string(k_apply_at));
+  const auto at = child(child(child(d.root, "metadata"), "annotations"), std::string(key));
   if (!present(at)) {
     return out;
   }
   out.location = m_r.location(at);
+  const bool apply = key == k_apply_at;
   const std::string object = (d.kind == "EC2NodeClass" ? "an " : "a ") + d.kind;
   if (m_dump) {
-    m_r.error(at, fmt::format("{}: annotation {} is for scenarios ({} applied during the run), not for cluster dumps",
-                              w, k_apply_at, object));
-  } else if (auto v = m_r.duration(at, std::string(k_apply_at)); v && *v <= 0) {
-    m_r.error(at, fmt::format("{}: annotation {} must be after the start (got {}); the {}'s version at t=0 is the "
-                              "document without it",
-                              w, k_apply_at, format_duration(*v), d.kind));
+    m_r.error(at, fmt::format("{}: annotation {} is for scenarios ({} {} during the run), not for cluster dumps", w,
+                              key, object, apply ? "applied" : "deleted"));
+  } else if (auto v = m_r.duration(at, std::string(key)); v && *v <= 0) {
+    m_r.error(at, fmt::format("{}: annotation {} must be after the start (got {}){}", w, key, format_duration(*v),
+                              apply ? fmt::format("; the {}'s version at t=0 is the document without it", d.kind)
+                                    : std::string()));
   } else if (v) {
     out.at = *v;
   } else {
@@ -1048,9 +1059,12 @@ void ScenarioParser::read_node_pool(const Doc& d)
   const auto md = child(d.root, "metadata");
   check_metadata(m_r, md, w);
   const auto annotations = m_r.string_map(child(md, "annotations"), w + ".metadata.annotations");
-  const auto [apply_at, apply_location, apply_ok] = read_apply_at(d, w);
+  const auto [apply_at, apply_location, apply_ok] = read_at_annotation(d, w);
   if (!apply_ok) {
     return;
+  }
+  if (const auto deletion = read_at_annotation(d, w, model::k_delete_at_annotation); deletion.at) {
+    m_pool_deletions.push_back({np.name, *deletion.at, deletion.location});
   }
   if (auto it = annotations.find("capsim.io/limit-usd-per-hour"); it != annotations.end()) {
     const auto node = child(child(md, "annotations"), "capsim.io/limit-usd-per-hour");
@@ -1306,7 +1320,7 @@ void ScenarioParser::read_node_class(const Doc& d)
   nc.name = d.name;
   nc.location = m_r.location(d.root);
   const auto spec = child(d.root, "spec");
-  const auto [apply_at, apply_location, apply_ok] = read_apply_at(d, w);
+  const auto [apply_at, apply_location, apply_ok] = read_at_annotation(d, w);
   if (!apply_ok) {
     return;
   }
@@ -2515,6 +2529,27 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
   for (const auto& p : m_s.node_pools) {
     pool_names.push_back(p.name);
   }
+  // NodePools created during the run: the earliest version of a NodePool with no document at
+  // t=0 creates it (kubectl apply of a new NodePool).
+  std::stable_sort(m_s.node_pool_updates.begin(), m_s.node_pool_updates.end(),
+                   [](const model::NodePoolUpdate& a, const model::NodePoolUpdate& b) { return a.at < b.at; });
+  for (auto it = m_s.node_pool_updates.begin(); it != m_s.node_pool_updates.end();) {
+    if (std::find(pool_names.begin(), pool_names.end(), it->pool.name) != pool_names.end()) {
+      ++it;
+      continue;
+    }
+    if (it->at > k_max_sim_duration) {
+      m_r.error(it->location, fmt::format("NodePool/{}: {} {} is beyond any simulation", it->pool.name, k_apply_at,
+                                          format_duration(it->at)));
+    }
+    model::NodePool created = std::move(it->pool);
+    created.created_at = it->at;
+    m_node_pool_ref_locations[created.name] = it->node_class_location;
+    m_pool_creations[created.name] = it->location;
+    pool_names.push_back(created.name);
+    m_s.node_pools.push_back(std::move(created));
+    it = m_s.node_pool_updates.erase(it);
+  }
   std::vector<std::string> group_names;
   for (const auto& g : m_s.node_groups) {
     group_names.push_back(g.name);
@@ -2576,6 +2611,11 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
         m_r.error(n.location, fmt::format("Node/{}: label {}={} names no NodePool in the scenario{}", n.name,
                                           model::labels::k_nodepool, pool->second,
                                           did_you_mean(pool->second, pool_names)));
+      } else if (const auto created = m_pool_creations.find(pool->second); created != m_pool_creations.end()) {
+        m_r.error(n.location, fmt::format("Node/{}: label {}={} names a NodePool that is created only during the run "
+                                          "(its first version, line {}, is annotated {})",
+                                          n.name, model::labels::k_nodepool, pool->second, created->second.line,
+                                          k_apply_at));
       }
       n.owner = model::InitialNode::Owner::node_pool;
       n.owner_pool = pool->second;
@@ -2605,22 +2645,47 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
                             p.name, p.node_class_ref, did_you_mean(p.node_class_ref, class_names)));
     }
   }
-  std::stable_sort(m_s.node_pool_updates.begin(), m_s.node_pool_updates.end(),
-                   [](const model::NodePoolUpdate& a, const model::NodePoolUpdate& b) { return a.at < b.at; });
+  for (const auto& d : m_pool_deletions) {
+    const auto found = std::find_if(m_s.node_pools.begin(), m_s.node_pools.end(),
+                                    [&](const model::NodePool& p) { return p.name == d.name; });
+    if (found == m_s.node_pools.end()) {
+      continue; // (its document was refused)
+    }
+    auto& pool = *found;
+    if (pool.deleted_at >= 0) {
+      m_r.error(d.location, fmt::format("NodePool/{}: annotation {} is given twice (a NodePool is deleted once)",
+                                        d.name, model::k_delete_at_annotation));
+    } else if (d.at <= pool.created_at) {
+      m_r.error(d.location, fmt::format("NodePool/{}: annotation {} {} is not after the NodePool is created ({})",
+                                        d.name, model::k_delete_at_annotation, format_duration(d.at),
+                                        format_duration(pool.created_at)));
+    } else if (d.at > k_max_sim_duration) {
+      m_r.error(d.location, fmt::format("NodePool/{}: {} {} is beyond any simulation", d.name,
+                                        model::k_delete_at_annotation, format_duration(d.at)));
+    } else {
+      pool.deleted_at = d.at;
+    }
+  }
   for (std::size_t i = 0; i < m_s.node_pool_updates.size(); ++i) {
     const auto& u = m_s.node_pool_updates[i];
     const std::string& name = u.pool.name;
-    if (!contains(pool_names, name)) {
-      m_r.error(u.location, fmt::format("NodePool/{}: annotation {} applies a new version of a NodePool, but no "
-                                        "NodePool document named '{}' without it gives its version at t=0{}",
-                                        name, k_apply_at, name, did_you_mean(name, pool_names)));
-    }
-    const auto base = std::find_if(m_s.node_pools.begin(), m_s.node_pools.end(),
-                                   [&](const model::NodePool& p) { return p.name == name; });
-    if (base != m_s.node_pools.end() && base->replicas.has_value() != u.pool.replicas.has_value()) {
+    const auto& base = *std::find_if(m_s.node_pools.begin(), m_s.node_pools.end(),
+                                     [&](const model::NodePool& p) { return p.name == name; });
+    if (base.replicas.has_value() != u.pool.replicas.has_value()) {
       m_r.error(u.location, fmt::format("NodePool/{}: Cannot transition NodePool between static (replicas set) and "
                                         "dynamic (replicas unset) provisioning modes",
                                         name));
+    }
+    if (base.created_at > 0 && u.at == base.created_at) {
+      m_r.error(u.location, fmt::format("NodePool/{}: two versions are applied at {} (the other, which creates it, on "
+                                        "line {})",
+                                        name, format_duration(u.at), m_pool_creations[name].line));
+    }
+    if (base.deleted_at >= 0 && u.at >= base.deleted_at) {
+      m_r.error(u.location, fmt::format("NodePool/{}: a version applied at {} comes after the NodePool is deleted "
+                                        "({} {})",
+                                        name, format_duration(u.at), model::k_delete_at_annotation,
+                                        format_duration(base.deleted_at)));
     }
     for (std::size_t j = 0; j < i; ++j) {
       const auto& other = m_s.node_pool_updates[j];

@@ -1,5 +1,6 @@
 #include "core/io/set_override.hpp"
 
+#include "core/base/quantity.hpp"
 #include "core/base/text.hpp"
 #include "core/io/text_guard.hpp"
 #include "core/model/scenario.hpp"
@@ -7,6 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
 #include <set>
 
 namespace capsim::io {
@@ -103,11 +107,52 @@ YAML::Node key_node(const YAML::Node& map, const std::string& key)
 }
 
 // A NodePool's or EC2NodeClass's version applied during the run (model::NodePoolUpdate,
-// NodeClassUpdate): overrides go to the version at t=0, the document without the annotation.
-bool is_later_version(const DocumentRef& d)
+// NodeClassUpdate): its annotation capsim.io/apply-at; nullopt for the version at t=0, the
+// document without it. (A time that does not parse sorts last: the parser reports it.)
+std::optional<SimTime> applied_at(const DocumentRef& d)
 {
-  return (d.kind == "NodePool" || d.kind == "EC2NodeClass")
-         && present(child(child(child(d.root, "metadata"), "annotations"), model::k_apply_at_annotation));
+  if (d.kind != "NodePool" && d.kind != "EC2NodeClass") {
+    return std::nullopt;
+  }
+  const auto at = child(child(child(d.root, "metadata"), "annotations"), model::k_apply_at_annotation);
+  if (!present(at)) {
+    return std::nullopt;
+  }
+  if (at.IsScalar()) {
+    if (const auto v = parse_duration(at.Scalar())) {
+      return *v;
+    }
+  }
+  return std::numeric_limits<SimTime>::max();
+}
+
+// The documents overrides go to (by index): each document but the versions applied during the
+// run, and for a NodePool created during the run (no version at t=0) its first version.
+std::vector<bool> override_targets(const std::vector<DocumentRef>& documents)
+{
+  std::vector<bool> target(documents.size(), false);
+  std::set<std::string> at_start; // NodePools with a version at t=0
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    target[i] = !applied_at(documents[i]).has_value();
+    if (target[i] && documents[i].kind == "NodePool") {
+      at_start.insert(documents[i].name);
+    }
+  }
+  std::map<std::string, std::size_t> created; // NodePool name -> its earliest version
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    const auto& d = documents[i];
+    if (d.kind != "NodePool" || target[i] || at_start.count(d.name) != 0) {
+      continue;
+    }
+    const auto [it, added] = created.try_emplace(d.name, i);
+    if (!added && *applied_at(d) < *applied_at(documents[it->second])) {
+      it->second = i;
+    }
+  }
+  for (const auto& [name, i] : created) {
+    target[i] = true;
+  }
+  return target;
 }
 
 void apply_one(std::vector<DocumentRef>& documents, const std::string& text, YamlReader& reader)
@@ -131,9 +176,11 @@ void apply_one(std::vector<DocumentRef>& documents, const std::string& text, Yam
   const std::string kind(path.substr(0, k));
   std::vector<DocumentRef*> of_kind;
   std::set<std::string> kinds;
-  for (auto& d : documents) {
+  const std::vector<bool> targets = override_targets(documents);
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    auto& d = documents[i];
     kinds.insert(d.kind);
-    if (d.kind == kind && !is_later_version(d)) {
+    if (d.kind == kind && targets[i]) {
       of_kind.push_back(&d);
     }
   }

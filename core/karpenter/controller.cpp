@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace capsim::karpenter {
 
@@ -31,10 +32,23 @@ KarpenterController::KarpenterController(const model::Scenario& scenario, const 
   for (const auto& nc : scenario.node_classes) {
     m_classes.try_emplace(nc.name, nc, nc.name);
   }
+  m_present.assign(m_pools.size(), true);
   for (std::uint32_t i = 0; i < m_pools.size(); ++i) {
     m_pools[i].index = i;
     set_pool(i, scenario.node_pools[i]);
+    const auto& pool = scenario.node_pools[i];
+    if (pool.created_at > 0) {
+      m_present[i] = false;
+      m_all_present = false;
+      m_lifecycle.push_back({pool.created_at, i, true});
+    }
+    if (pool.deleted_at >= 0) {
+      m_lifecycle.push_back({pool.deleted_at, i, false});
+    }
   }
+  std::stable_sort(m_lifecycle.begin(), m_lifecycle.end(), [](const LifecycleChange& a, const LifecycleChange& b) {
+    return a.at != b.at ? a.at < b.at : a.create && !b.create;
+  });
   const auto is_static = [](const model::NodePool& p) { return p.replicas.has_value(); };
   m_static_pools = std::any_of(scenario.node_pools.begin(), scenario.node_pools.end(), is_static);
   for (const auto& ds : scenario.daemon_sets) {
@@ -62,20 +76,56 @@ void KarpenterController::set_pool(std::uint32_t index, const model::NodePool& p
   }
 }
 
-void KarpenterController::apply_updates(SimTime now, sim::Actuator& actuator)
+void KarpenterController::apply_updates(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
 {
   const auto& pools = m_scenario.node_pool_updates;
   const auto& classes = m_scenario.node_class_updates;
+  enum class Kind : std::uint8_t { node_class, creation, version, deletion, none };
   for (;;) {
-    const bool pool_due = m_next_update < pools.size() && pools[m_next_update].at <= now;
-    const bool class_due = m_next_class_update < classes.size() && classes[m_next_class_update].at <= now;
-    if (class_due && (!pool_due || classes[m_next_class_update].at <= pools[m_next_update].at)) {
-      apply_class_update(m_next_class_update++, now, actuator);
-    } else if (pool_due) {
-      apply_pool_update(pools[m_next_update++], now, actuator);
-    } else {
-      return;
+    // The earliest change due; at one time in Kind's order.
+    std::pair<SimTime, Kind> next{now + 1, Kind::none};
+    const auto consider = [&next](SimTime at, Kind kind) { next = std::min(next, std::pair{at, kind}); };
+    if (m_next_class_update < classes.size()) {
+      consider(classes[m_next_class_update].at, Kind::node_class);
     }
+    if (m_next_update < pools.size()) {
+      consider(pools[m_next_update].at, Kind::version);
+    }
+    if (m_next_lifecycle < m_lifecycle.size()) {
+      const auto& c = m_lifecycle[m_next_lifecycle];
+      consider(c.at, c.create ? Kind::creation : Kind::deletion);
+    }
+    switch (next.second) {
+    case Kind::node_class: apply_class_update(m_next_class_update++, now, actuator); break;
+    case Kind::version: apply_pool_update(pools[m_next_update++], now, actuator); break;
+    case Kind::creation:
+    case Kind::deletion: apply_lifecycle(m_next_lifecycle++, now, cluster, actuator); break;
+    case Kind::none: return;
+    }
+  }
+}
+
+void KarpenterController::apply_lifecycle(std::size_t index, SimTime now, const cluster::Cluster& cluster,
+                                          sim::Actuator& actuator)
+{
+  const LifecycleChange change = m_lifecycle[index];
+  m_present[change.pool] = change.create;
+  m_all_present = std::all_of(m_present.begin(), m_present.end(), [](bool p) { return p; });
+  const model::NodePool pool = m_pool_specs[change.pool];
+  set_pool(change.pool, pool); // (a new revision: caches and consolidation look again)
+  if (change.create) {
+    actuator.record({now, "nodepool", pool.name, "create", "NodePool created (its first version applied)", 0});
+    return;
+  }
+  actuator.record({now, "nodepool", pool.name, "delete", "NodePool deleted: its NodeClaims are deleted with it", 0});
+  const std::vector<NodeIndex> alive = cluster.alive_node_indices(); // a copy: deleting changes it
+  for (const NodeIndex n : alive) {
+    const auto& node = cluster.node(n);
+    if (node.owner != NodeOwner::node_pool || node.pool != change.pool || node.lifecycle == NodeLifecycle::deleting) {
+      continue;
+    }
+    actuator.record({now, "nodepool", node.name, "delete", fmt::format("its NodePool {} was deleted", pool.name), 0});
+    actuator.delete_node(n, sim::DeleteReason::nodepool_deleted);
   }
 }
 
@@ -156,10 +206,11 @@ SimTime KarpenterController::nominated_until(NodeIndex node) const
 SolveInput KarpenterController::solve_input(const cluster::Cluster& /*cluster*/, const sim::Actuator& actuator) const
 {
   SolveInput in;
-  if (m_static_pools) {
-    // The provisioner's scheduler skips static NodePools (nodepoolutils.IsStatic).
+  if (m_static_pools || !m_all_present) {
+    // The provisioner's scheduler skips static NodePools (nodepoolutils.IsStatic), and sees
+    // only the NodePools that exist now.
     for (const auto& p : m_pools) {
-      if (!p.pool->replicas) {
+      if (!p.pool->replicas && m_present[p.index]) {
         in.node_pools.push_back(p);
       }
     }
@@ -364,7 +415,7 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
                                                       sim::Actuator& actuator)
 {
   const auto& settings = m_scenario.settings.karpenter;
-  apply_updates(now, actuator);
+  apply_updates(now, cluster, actuator);
   expire(now, cluster, actuator);
 
   // Batching: any pod that became pending since the last look is a trigger.
@@ -433,6 +484,9 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
   if (m_next_class_update < m_scenario.node_class_updates.size()) {
     consider(m_scenario.node_class_updates[m_next_class_update].at);
   }
+  if (m_next_lifecycle < m_lifecycle.size()) {
+    consider(m_lifecycle[m_next_lifecycle].at);
+  }
   if (next < 0) {
     return std::nullopt;
   }
@@ -448,7 +502,7 @@ void KarpenterController::static_capacity(SimTime now, const cluster::Cluster& c
   m_static_retry = -1;
   for (const auto& in : m_pools) {
     const model::NodePool& pool = *in.pool;
-    if (!pool.replicas) {
+    if (!pool.replicas || !m_present[in.index]) {
       continue;
     }
     const std::int64_t desired = *pool.replicas;

@@ -79,12 +79,16 @@ public:
 
 private:
   void provision(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
-  // Applies the NodePool and EC2NodeClass versions due by `now` (kubectl apply), in time order
-  // (an EC2NodeClass first when both come at once): Solve and disruption see them from then on,
-  // under a new NodePoolInput::revision.
-  void apply_updates(SimTime now, sim::Actuator& actuator);
+  // Applies the NodePool and EC2NodeClass versions, NodePool creations and deletions due by
+  // `now` (kubectl apply, kubectl delete), in time order (at one time: EC2NodeClasses, then
+  // NodePool creations and versions, then deletions): Solve and disruption see them from then
+  // on, under a new NodePoolInput::revision.
+  void apply_updates(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
   void apply_pool_update(const model::NodePoolUpdate& update, SimTime now, sim::Actuator& actuator);
   void apply_class_update(std::size_t update, SimTime now, sim::Actuator& actuator);
+  // A NodePool created or deleted (m_lifecycle[index]); a deleted NodePool's NodeClaims are
+  // deleted with it (their owner references), each drained as any deleted NodeClaim.
+  void apply_lifecycle(std::size_t index, SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
   // Installs `pool` as NodePool `index`'s spec, with the instance types of its EC2NodeClass.
   void set_pool(std::uint32_t index, const model::NodePool& pool);
   void expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator);
@@ -107,6 +111,17 @@ private:
   std::vector<NodePoolInput> m_pools;
   std::size_t m_next_update = 0;   // into scenario().node_pool_updates
   std::size_t m_next_class_update = 0; // into scenario().node_class_updates
+  // NodePools that exist now (NodePool::created_at, deleted_at); Solve sees only these.
+  std::vector<bool> m_present;
+  bool m_all_present = true;
+  struct LifecycleChange
+  {
+    SimTime at = 0;
+    std::uint32_t pool = 0;
+    bool create = false;
+  };
+  std::vector<LifecycleChange> m_lifecycle; // by time, creations first
+  std::size_t m_next_lifecycle = 0;
   // Per EC2NodeClass name: its current version and the NodeClassTypes key of its types.
   std::map<std::string, std::pair<model::NodeClass, std::string>, std::less<>> m_classes;
   std::uint64_t m_pool_revisions = 0; // the last NodePoolInput::revision handed out

@@ -52,6 +52,11 @@ struct NodePool
   std::optional<std::int64_t> replicas;
   // Hash of the fields whose change drifts nodes (template, excluding requirements etc.).
   std::uint64_t template_hash = 0;
+  // **(capsim)** When the NodePool exists: created at `created_at` (0: from the start; a first
+  // version annotated capsim.io/apply-at creates it then) and deleted at `deleted_at` (-1:
+  // never; annotation capsim.io/delete-at), as `kubectl apply` and `kubectl delete` would.
+  SimTime created_at = 0;
+  SimTime deleted_at = -1;
 };
 
 } // namespace capsim::model

@@ -301,6 +301,8 @@ struct InlineCatalog
 // The annotation that makes a NodePool or EC2NodeClass document a later version of it
 // (NodePoolUpdate, NodeClassUpdate).
 inline constexpr std::string_view k_apply_at_annotation = "capsim.io/apply-at";
+// The annotation that deletes a NodePool during the run (NodePool::deleted_at).
+inline constexpr std::string_view k_delete_at_annotation = "capsim.io/delete-at";
 
 // **(capsim)** A NodePool applied again during the run, as `kubectl apply` of its new version
 // (a later document of the same NodePool with annotation capsim.io/apply-at). From `at` on,
@@ -329,7 +331,7 @@ struct Scenario
   std::string source_path;
   ScenarioSettings settings;
   std::vector<NodePool> node_pools;
-  std::vector<NodePoolUpdate> node_pool_updates; // by `at`, then stream order
+  std::vector<NodePoolUpdate> node_pool_updates; // by `at`, then stream order (creations excluded)
   std::vector<NodeClassUpdate> node_class_updates; // by `at`, then stream order
   std::vector<NodeGroup> node_groups;
   std::vector<InitialNode> nodes;

@@ -57,7 +57,8 @@ enum class DeleteReason : std::uint8_t {
   spot_interruption,
   scale_down, // Cluster Autoscaler
   launch_failed,
-  overprovisioned, // a static NodePool's surplus (not a disruption)
+  overprovisioned,  // a static NodePool's surplus (not a disruption)
+  nodepool_deleted, // its NodePool was deleted (not a disruption)
 };
 
 // The seam between an autoscaler policy and the simulated cloud/cluster. The engine owns the

@@ -360,7 +360,8 @@ void Engine::delete_node(NodeIndex index, DeleteReason reason)
   case DeleteReason::spot_interruption: ++d.spot_interruption; break;
   case DeleteReason::scale_down: ++d.scale_down; break;
   case DeleteReason::launch_failed:
-  case DeleteReason::overprovisioned: break;
+  case DeleteReason::overprovisioned:
+  case DeleteReason::nodepool_deleted: break;
   }
   const bool was_running = node.lifecycle != NodeLifecycle::launching;
   node.lifecycle = NodeLifecycle::deleting;

@@ -246,4 +246,96 @@ TEST_CASE("EC2NodeClass update: a new hash or new AMIs drift the nodes of its No
   }
 }
 
+// NodePools created and deleted during the run (NodePool::created_at, deleted_at: kubectl apply
+// of a new NodePool, kubectl delete). The provisioner's scheduler sees only the NodePools that
+// exist (provisioner.go filters out those being deleted); a deleted NodePool's NodeClaims go
+// with it (their owner reference to it, BlockOwnerDeletion) and drain as any deleted NodeClaim,
+// outside disruption budgets.
+TEST_CASE("NodePool lifecycle: a NodePool created during the run takes pods from then on",
+          "[disruption][nodepool-update]")
+{
+  UpdateSuite s;
+  s.pool().requirements.add(
+      model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in, {"on-demand"}));
+  auto& green = s.sim.pool("green");
+  green.consolidate_after = k_hour;
+  green.weight = 10; // preferred once it exists
+  green.requirements.add(
+      model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in, {"spot"}));
+  green.created_at = 20 * k_minute;
+  green.template_hash = io::node_pool_template_hash(green);
+  s.sim.pending(5 * k_minute, 1, app_pod(30000));
+  s.sim.pending(30 * k_minute, 1, app_pod(30000));
+  const auto result = s.sim.run(45 * k_minute);
+  INFO(dump(result));
+
+  const auto created = decisions(result, "nodepool", "create");
+  REQUIRE(created.size() == 1);
+  CHECK(created[0].t == 20 * k_minute);
+  CHECK(created[0].candidate == "green");
+  CHECK(alive_label(s.sim, model::labels::k_nodepool) == std::vector<std::string>{"default", "green"});
+  CHECK(alive_label(s.sim, model::labels::k_capacity_type) == std::vector<std::string>{"on-demand", "spot"});
+  for (const auto& n : s.sim.cluster().nodes()) {
+    if (n.labels.at(std::string(model::labels::k_nodepool)) == "green") {
+      CHECK(n.created_at >= 30 * k_minute);
+    }
+  }
+  CHECK(bound_pods(s.sim) == 2);
+}
+
+TEST_CASE("NodePool lifecycle: deleting a NodePool deletes its nodes; other NodePools take the pods",
+          "[disruption][nodepool-update]")
+{
+  UpdateSuite s;
+  s.pool().deleted_at = 10 * k_minute;
+  s.pool().budgets = {model::DisruptionBudget{"0", std::nullopt, std::nullopt, {}}}; // budgets do not apply
+  auto& green = s.sim.pool("green");
+  green.consolidate_after = k_hour;
+  green.template_hash = io::node_pool_template_hash(green);
+  s.add_node("node-0");
+  s.add_node("node-1");
+  s.sim.pods_on("node-0", 1, app_pod(30000));
+  s.sim.pods_on("node-1", 1, app_pod(30000));
+  s.sim.pending(20 * k_minute, 1, app_pod(30000));
+  const auto result = s.sim.run(40 * k_minute);
+  INFO(dump(result));
+
+  REQUIRE(decisions(result, "nodepool", "delete").size() == 3); // the NodePool, then each of its nodes
+  CHECK(has_decision(result, "default", "delete", "NodePool deleted"));
+  CHECK(has_decision(result, "node-0", "delete", "its NodePool default was deleted"));
+  CHECK(has_decision(result, "node-1", "delete", "its NodePool default was deleted"));
+  for (const auto& d : decisions(result, "nodepool", "delete")) {
+    CHECK(d.t == 10 * k_minute);
+  }
+  CHECK(!s.sim.alive(std::string("node-0")));
+  CHECK(!s.sim.alive(std::string("node-1")));
+  // (A 64-CPU type takes both evicted pods; the pod at 20m gets a node of its own.)
+  CHECK(alive_label(s.sim, model::labels::k_nodepool) == std::vector<std::string>{"green", "green"});
+  CHECK(bound_pods(s.sim) == 3);
+  CHECK(result.pods.evicted == 2);
+  // Not a disruption: no method of the disruption controller deleted them.
+  CHECK(result.disruptions.drift == 0);
+  CHECK(result.disruptions.expiration == 0);
+  CHECK(result.disruptions.emptiness + result.disruptions.consolidation_delete
+            + result.disruptions.consolidation_replace
+        == 0);
+}
+
+TEST_CASE("NodePool lifecycle: with its only NodePool deleted, Karpenter launches nothing",
+          "[disruption][nodepool-update]")
+{
+  UpdateSuite s;
+  s.pool().deleted_at = 10 * k_minute;
+  s.add_node("node-0");
+  s.sim.pods_on("node-0", 1, app_pod(30000));
+  s.sim.pending(20 * k_minute, 1, app_pod(30000));
+  const auto result = s.sim.run(40 * k_minute);
+  INFO(dump(result));
+  CHECK(s.sim.alive().empty());
+  CHECK(result.nodes.launched == 0);
+  CHECK(bound_pods(s.sim) == 0);
+  CHECK(result.pods.evicted == 1);
+  CHECK(result.pods.unschedulable == 2); // the evicted pod and the one at 20m
+}
+
 } // namespace capsim::karpenter::dtest

@@ -1324,11 +1324,8 @@ TEST_CASE("scenario: a NodePool annotated capsim.io/apply-at is a later version 
   // Requirements are not in the template hash; the versions' hashes match the base's.
   CHECK(s.node_pool_updates[1].pool.template_hash == s.node_pools[0].template_hash);
 
-  // A version without a base NodePool, two versions at once, a time not after the start or
-  // beyond any simulation, and an unknown EC2NodeClass.
-  REQUIRE_ERROR(k_scenario + pool(apply_1h, "spot"),
-                "t.yaml:9:37: error: NodePool/general: annotation capsim.io/apply-at applies a new version of a "
-                "NodePool, but no NodePool document named 'general' without it gives its version at t=0");
+  // Two versions at once, a time not after the start or beyond any simulation, and an unknown
+  // EC2NodeClass. (A version without a document at t=0 creates the NodePool: below.)
   REQUIRE_ERROR(k_scenario + pool("", "spot") + pool(apply_1h, "spot") + pool(apply_1h, "on-demand"),
                 "t.yaml:32:37: error: NodePool/general: two versions are applied at 1h (the other on line 20)");
   REQUIRE_ERROR(k_scenario + pool("", "spot") + pool("  annotations: {capsim.io/apply-at: 0s}\n", "spot"),
@@ -1359,6 +1356,82 @@ TEST_CASE("scenario: a NodePool annotated capsim.io/apply-at is a later version 
   CAPTURE(dump_errors);
   CHECK(iotest::has_line(dump_errors, "t.yaml:20:37: error: NodePool/general: annotation capsim.io/apply-at is for "
                                       "scenarios (a NodePool applied during the run), not for cluster dumps"));
+}
+
+TEST_CASE("scenario: NodePools created (a first version annotated apply-at) and deleted (delete-at) during the run",
+          "[io][nodepool]")
+{
+  const auto pool = [](const std::string& name, const std::string& annotations, const std::string& capacity) {
+    return fmt::format("---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {}\n{}spec:\n"
+                       "  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, "
+                       "name: default}}\n      requirements:\n      - {{key: karpenter.sh/capacity-type, operator: In, "
+                       "values: [{}]}}\n",
+                       name, annotations, capacity);
+  };
+  const auto at = [](const std::string& apply, const std::string& del) {
+    std::string out = "  annotations: {";
+    out += apply.empty() ? "" : "capsim.io/apply-at: " + apply;
+    out += !apply.empty() && !del.empty() ? ", " : "";
+    out += del.empty() ? "" : "capsim.io/delete-at: " + del;
+    return out + "}\n";
+  };
+  // blue exists from the start until 3h; green is created at 2h (its earliest version) and
+  // gets a second version at 4h.
+  const auto s = io::parse_scenario(k_scenario + pool("green", at("4h", ""), "on-demand") +
+                                        pool("blue", at("", "3h"), "on-demand") + pool("green", at("2h", ""), "spot"),
+                                    "t.yaml", {});
+  REQUIRE(s.node_pools.size() == 2);
+  CHECK(s.node_pools[0].name == "blue");
+  CHECK(s.node_pools[0].created_at == 0);
+  CHECK(s.node_pools[0].deleted_at == 3 * k_hour);
+  CHECK(s.node_pools[1].name == "green");
+  CHECK(s.node_pools[1].created_at == 2 * k_hour);
+  CHECK(s.node_pools[1].deleted_at == -1);
+  CHECK(s.node_pools[1].requirements.get(std::string(model::labels::k_capacity_type)).values ==
+        std::vector<std::string>{"spot"});
+  REQUIRE(s.node_pool_updates.size() == 1);
+  CHECK(s.node_pool_updates[0].at == 4 * k_hour);
+  CHECK(s.node_pool_updates[0].pool.name == "green");
+  // delete-at may sit on any one version, here the creating one.
+  const auto t = io::parse_scenario(k_scenario + pool("green", at("1h", "90m"), "spot"), "t.yaml", {});
+  REQUIRE(t.node_pools.size() == 1);
+  CHECK(t.node_pools[0].created_at == k_hour);
+  CHECK(t.node_pools[0].deleted_at == 90 * k_minute);
+
+  REQUIRE_ERROR(k_scenario + pool("green", at("2h", "1h"), "spot"),
+                "t.yaml:9:62: error: NodePool/green: annotation capsim.io/delete-at 1h is not after the NodePool is "
+                "created (2h)");
+  REQUIRE_ERROR(k_scenario + pool("blue", at("", "1h"), "spot") + pool("blue", at("30m", "2h"), "spot"),
+                "t.yaml:21:63: error: NodePool/blue: annotation capsim.io/delete-at is given twice (a NodePool is "
+                "deleted once)");
+  REQUIRE_ERROR(k_scenario + pool("blue", at("", "1h"), "spot") + pool("blue", at("1h", ""), "spot"),
+                "t.yaml:21:37: error: NodePool/blue: a version applied at 1h comes after the NodePool is deleted "
+                "(capsim.io/delete-at 1h)");
+  REQUIRE_ERROR(k_scenario + pool("green", at("1h", ""), "spot") + pool("green", at("1h", ""), "on-demand"),
+                "t.yaml:21:37: error: NodePool/green: two versions are applied at 1h (the other, which creates it, on "
+                "line 9)");
+  REQUIRE_ERROR(k_scenario + pool("blue", at("", "0s"), "spot"),
+                "t.yaml:9:38: error: NodePool/blue: annotation capsim.io/delete-at must be after the start (got 0s)");
+  // A node at t=0 cannot belong to a NodePool that does not exist yet.
+  REQUIRE_ERROR(k_scenario + pool("green", at("1h", ""), "spot") +
+                    "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {karpenter.sh/nodepool: green, "
+                    "node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}\n",
+                "t.yaml:17:1: error: Node/n1: label karpenter.sh/nodepool=green names a NodePool that is created only "
+                "during the run (its first version, line 9, is annotated capsim.io/apply-at)");
+  // A live cluster has no future: a cluster dump refuses delete-at too.
+  io::ParseOptions dump;
+  dump.cluster_dump = true;
+  std::vector<std::string> dump_errors;
+  try {
+    (void)io::parse_scenario(k_scenario + pool("blue", at("", "1h"), "spot"), "t.yaml", {}, dump);
+  } catch (const InputError& e) {
+    for (const auto& d : e.diagnostics()) {
+      dump_errors.push_back(format_diagnostic(d));
+    }
+  }
+  CAPTURE(dump_errors);
+  CHECK(iotest::has_line(dump_errors, "t.yaml:9:38: error: NodePool/blue: annotation capsim.io/delete-at is for "
+                                      "scenarios (a NodePool deleted during the run), not for cluster dumps"));
 }
 
 TEST_CASE("scenario: a static NodePool (spec.replicas) and the NodePool CRD's rules for it", "[io][nodepool]")

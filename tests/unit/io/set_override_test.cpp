@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace capsim;
 using capsim::iotest::errors_of;
 
@@ -103,6 +105,26 @@ spec: {weight: 3, template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kin
   REQUIRE(t.node_pools.size() == 1);
   CHECK(t.node_pools[0].weight == 9);
   CHECK(t.node_pool_updates.at(0).pool.weight == 3);
+}
+
+TEST_CASE("capsim --set: a NodePool created during the run is set in its first version", "[io][set]")
+{
+  // No version at t=0: the earliest version (which creates the NodePool) takes the override,
+  // wherever it stands in the stream.
+  const auto version = [](const std::string& at, int weight) {
+    return "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: late\n  annotations: "
+           "{capsim.io/apply-at: " + at + "}\nspec: {weight: " + std::to_string(weight) +
+           ", template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}}}}\n";
+  };
+  const auto s =
+      io::parse_scenario(k_stream + version("2h", 3) + version("90m", 2), "t.yaml", {"NodePool/late.spec.weight=40"});
+  const auto late = std::find_if(s.node_pools.begin(), s.node_pools.end(),
+                                 [](const model::NodePool& p) { return p.name == "late"; });
+  REQUIRE(late != s.node_pools.end());
+  CHECK(late->created_at == 90 * k_minute);
+  CHECK(late->weight == 40);
+  REQUIRE(s.node_pool_updates.size() == 1);
+  CHECK(s.node_pool_updates[0].pool.weight == 3);
 }
 
 TEST_CASE("capsim --set: an empty value resets a field to its default", "[io][set]")
