@@ -413,6 +413,25 @@ private:
   mutable std::size_t m_fit_memo_next = 0;
 };
 
+// A topology group as a spec's constraint or term makes it, before any domain is registered or
+// counted, with its identity: made once per spec, since formatting the identity in every solve
+// cost a tenth of a consolidation solve with a spread constraint.
+struct GroupProto
+{
+  TopologyGroup group;
+  std::string id; // group_identity
+};
+
+// The groups of one spec in prepare_topology's order (variant 0).
+struct SpecGroups
+{
+  std::vector<std::optional<GroupProto>> spread; // per topology_spread index; nullopt: ignored
+  std::vector<GroupProto> affinity_required;
+  std::vector<GroupProto> anti_required; // as a regular group and as the inverse one
+  std::vector<GroupProto> affinity_preferred; // removal order (heaviest first)
+  std::vector<GroupProto> anti_preferred;
+};
+
 // Existing nodes prepared for one cluster state and the inputs that shape them: consolidation
 // re-runs the scheduler once per candidate over the same cluster, and each run only excludes a
 // few nodes and places a few pods, which it undoes when it ends.
@@ -439,7 +458,16 @@ struct ExistingSnapshot
   // on first use.
   bool running_known = false;
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> running;
-  std::vector<cluster::PodIndex> anti_affinity;
+  std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> anti_affinity;
+  // countDomains over all of `running` per topology group (by identity), kept while the cluster
+  // state stands: consolidation solves once per candidate and each only takes its batch out, so
+  // counting every running pod in every solve made a large spread group quadratic.
+  struct GroupCounts
+  {
+    std::vector<ValueId> node_domains;                  // registered by existing nodes
+    std::vector<std::pair<ValueId, std::int32_t>> pods; // counted pods per domain, by domain
+  };
+  std::unordered_map<std::string, GroupCounts> group_counts;
 };
 
 // The first position other than `skip` (and other than node `skip_node`) whose node is Ready and
@@ -538,6 +566,7 @@ struct SolveCache::Impl
   struct Spec
   {
     std::unique_ptr<SpecData> data;
+    std::unique_ptr<SpecGroups> groups; // for `data`, made on first use
   };
   std::unordered_map<const model::PodSpec*, Spec> specs;
   struct Node
@@ -888,6 +917,7 @@ struct SolveCache::Impl
     auto& s = specs[spec.get()];
     if (!s.data || s.data->ignore_preferences != ignore_preferences || s.data->tolerate_pns_enabled != tolerate_pns) {
       s.data = std::make_unique<SpecData>(make_spec_data(spec, ignore_preferences, tolerate_pns, in));
+      s.groups.reset();
     }
     return *s.data;
   }
@@ -1280,6 +1310,7 @@ struct SolveScratch
   std::vector<model::ResourceId> dims;
   std::vector<TypeSet> spot_room;
   std::vector<Placement> placements;
+  std::vector<ValueId> batch_domains; // count_domains: the batch's running pods' domains
 };
 
 // The thread's scratch, or a new `fallback` when a solve on this thread is already using it
@@ -1402,9 +1433,26 @@ private:
 
   // Topology
   const std::vector<DomainEntry>& domain_group(KeyId key);
-  std::uint32_t add_group(TopologyGroup g, const model::PodSpec& owner, bool inverse);
+  std::uint32_t add_group(const GroupProto& proto, const model::PodSpec& owner, bool inverse);
+  [[nodiscard]] SpecGroups make_spec_groups(const SpecData& data);
+  const SpecGroups& spec_groups(const SpecData& data);
   TopologyGroup make_affinity_group(TopologyType type, const model::PodAffinityTerm& term, const model::PodSpec& owner);
-  void count_domains(TopologyGroup& g);
+  void count_domains(TopologyGroup& g, const std::string& id);
+  const ExistingSnapshot::GroupCounts& group_counts(const TopologyGroup& g, const std::string& id);
+  // The domain g counts a matching running pod of node `ni` in, or nullopt when none.
+  [[nodiscard]] std::optional<ValueId> counted_domain(const TopologyGroup& g, cluster::NodeIndex ni);
+  // The last answers of running_domain: a workload's pods share a spec, and the running pods
+  // are listed node by node.
+  struct DomainMemo
+  {
+    const model::PodSpec* spec = nullptr;
+    bool spec_counts = false;
+    cluster::NodeIndex node = cluster::k_none;
+    std::optional<ValueId> node_domain;
+  };
+  // The domain g counts running pod `pi` of node `ni` in, or nullopt when g does not count it.
+  [[nodiscard]] std::optional<ValueId> running_domain(const TopologyGroup& g, cluster::PodIndex pi, cluster::NodeIndex ni,
+                                                      DomainMemo& memo);
   [[nodiscard]] bool topology_requirements(const QueuedPod& p, const PodVariant& v, const std::vector<model::Taint>& taints,
                                            const ReqSet& base, bool allow_wk, AddPlan& plan, std::string* err) const;
   void record(const QueuedPod& p, const PodVariant& v, const std::vector<model::Taint>& taints, const ReqSet& reqs);
@@ -1484,7 +1532,6 @@ private:
   std::unordered_map<std::string, std::uint32_t> m_group_ids;
   std::unordered_map<std::string, std::uint32_t> m_inverse_ids;
   std::unordered_map<const model::PodSpec*, SpecTopo> m_spec_topo;
-  std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> m_running; // bound pods outside the batch
 
   std::vector<Placement>& m_placements; // (most consolidation solves stop: no result is made)
   std::uint64_t m_version = 0; // bumps on every placement (failure memo validity)
@@ -1887,6 +1934,7 @@ void Scheduler::refresh_snapshot()
   snap.running_known = false;
   snap.running.clear();
   snap.anti_affinity.clear();
+  snap.group_counts.clear();
 #ifndef NDEBUG
   check_snapshot_against_fresh("refreshed");
 #endif
@@ -3180,14 +3228,15 @@ const std::vector<DomainEntry>& Scheduler::domain_group(KeyId key)
   return cached.by_key.emplace(key, std::move(out)).first->second;
 }
 
-std::uint32_t Scheduler::add_group(TopologyGroup g, const model::PodSpec& owner, bool inverse)
+std::uint32_t Scheduler::add_group(const GroupProto& proto, const model::PodSpec& owner, bool inverse)
 {
-  const std::string id = group_identity(g, m_in);
+  const std::string& id = proto.id;
   auto& ids = inverse ? m_inverse_ids : m_group_ids;
   auto& list = inverse ? m_inverse : m_groups;
   if (auto it = ids.find(id); it != ids.end()) {
     return it->second;
   }
+  TopologyGroup g = proto.group;
   // Initial domains: ForEachDomain with the owner's tolerations unless the taint policy is
   // Ignore (only spread constraints can have Ignore; affinity groups always check taints).
   const bool check_taints = g.type != TopologyType::spread || g.filter.honor_taints;
@@ -3206,7 +3255,7 @@ std::uint32_t Scheduler::add_group(TopologyGroup g, const model::PodSpec& owner,
     }
   }
   if (!inverse) {
-    count_domains(g);
+    count_domains(g, id);
   }
   const auto n = static_cast<std::uint32_t>(list.size());
   list.push_back(std::move(g));
@@ -3214,8 +3263,53 @@ std::uint32_t Scheduler::add_group(TopologyGroup g, const model::PodSpec& owner,
   return n;
 }
 
-void Scheduler::count_domains(TopologyGroup& g)
+std::optional<ValueId> Scheduler::counted_domain(const TopologyGroup& g, cluster::NodeIndex ni)
 {
+  const auto& n = m_cluster.node(ni);
+  const auto& cached = m_cache.node(ni, n);
+  ValueId domain = 0;
+  if (const Req* r = cached.labels.find(g.key)) {
+    domain = r->values.front();
+  } else if (g.hostname) {
+    domain = m_in.value(n.name);
+  } else {
+    return std::nullopt;
+  }
+  if (!g.filter.matches(n.taints, cached.labels, m_in)) {
+    return std::nullopt;
+  }
+  return domain;
+}
+
+std::optional<ValueId> Scheduler::running_domain(const TopologyGroup& g, cluster::PodIndex pi, cluster::NodeIndex ni,
+                                                 DomainMemo& memo)
+{
+  const model::PodSpec* spec = m_cluster.pod(pi).pod.spec.get();
+  if (spec == nullptr) {
+    return std::nullopt;
+  }
+  if (spec != memo.spec) {
+    memo.spec = spec;
+    memo.spec_counts = g.counts_existing(*spec);
+  }
+  if (!memo.spec_counts) {
+    return std::nullopt;
+  }
+  if (ni != memo.node) {
+    memo.node = ni;
+    memo.node_domain = counted_domain(g, ni);
+  }
+  return memo.node_domain;
+}
+
+const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup& g, const std::string& id)
+{
+  auto& snap = m_cache.existing;
+  auto [it, inserted] = snap.group_counts.try_emplace(id);
+  ExistingSnapshot::GroupCounts& out = it->second;
+  if (!inserted) {
+    return out;
+  }
   const auto& nodes = m_cluster.nodes();
   // Domains of existing nodes (not in-flight NodeClaims without a Node) that pass the filter.
   for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
@@ -3223,35 +3317,100 @@ void Scheduler::count_domains(TopologyGroup& g)
     if (n.lifecycle == cluster::NodeLifecycle::launching || g.hostname) {
       continue;
     }
-  const auto& cached = m_cache.node(i, n);
+    const auto& cached = m_cache.node(i, n);
     if (!g.filter.matches(n.taints, cached.labels, m_in)) {
       continue;
     }
     if (const Req* r = cached.labels.find(g.key)) {
-      g.register_domain(r->values.front());
+      out.node_domains.push_back(r->values.front());
     }
   }
-  // Scheduled pods matching the selector, except the ones being scheduled.
-  for (const auto& [pi, ni] : m_running) {
+  std::sort(out.node_domains.begin(), out.node_domains.end());
+  out.node_domains.erase(std::unique(out.node_domains.begin(), out.node_domains.end()), out.node_domains.end());
+  // Scheduled pods matching the selector.
+  DomainMemo memo;
+  for (const auto& [pi, ni] : snap.running) {
+    const auto domain = running_domain(g, pi, ni, memo);
+    if (!domain) {
+      continue;
+    }
+    if (out.pods.empty() || out.pods.back().first != *domain) {
+      out.pods.emplace_back(*domain, 0);
+    }
+    ++out.pods.back().second;
+  }
+  std::sort(out.pods.begin(), out.pods.end());
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < out.pods.size(); ++i) {
+    if (kept > 0 && out.pods[kept - 1].first == out.pods[i].first) {
+      out.pods[kept - 1].second += out.pods[i].second;
+    } else {
+      out.pods[kept++] = out.pods[i];
+    }
+  }
+  out.pods.resize(kept);
+  return out;
+}
+
+void Scheduler::count_domains(TopologyGroup& g, const std::string& id)
+{
+  // The running pods' counts less the batch's (countDomains lists pods; the batch is excluded).
+  const auto& base = group_counts(g, id);
+  for (const ValueId d : base.node_domains) {
+    g.register_domain(d);
+  }
+  auto& minus = m_scratch.batch_domains;
+  minus.clear();
+  DomainMemo memo;
+  for (const cluster::PodIndex pi : m_batch) {
+    // In ExistingSnapshot::running: bound (not as a DaemonSet pod) to an alive node.
+    const auto& p = m_cluster.pod(pi);
+    if (p.node == cluster::k_none || p.pod.is_daemon || !m_cluster.node(p.node).alive()) {
+      continue;
+    }
+    if (const auto d = running_domain(g, pi, p.node, memo)) {
+      minus.push_back(*d);
+    }
+  }
+  std::sort(minus.begin(), minus.end());
+  auto m = minus.begin();
+  for (const auto& [d, c] : base.pods) {
+    std::int32_t n = c;
+    for (; m != minus.end() && *m == d; ++m) {
+      --n;
+    }
+    if (n > 0) {
+      g.record(d, n);
+    }
+  }
+  CAPSIM_CHECK(m == minus.end(), "solve: a batch pod counts in a topology domain no running pod counts in");
+#ifndef NDEBUG
+  // Debug builds count the running pods outside the batch from scratch, as upstream does.
+  TopologyGroup fresh = g;
+  fresh.domains.clear();
+  fresh.host_counts.clear();
+  fresh.nonzero = 0;
+  for (const auto& [d, c] : g.domains) {
+    if (c == 0) {
+      fresh.register_domain(d);
+    }
+  }
+  for (const auto& [pi, ni] : m_cache.existing.running) {
+    CAPSIM_CHECK(m_cluster.pod(pi).node == ni, "solve: a running pod's node differs from its listing");
+    if (std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
+      continue;
+    }
     const auto& spec = m_cluster.pod(pi).pod.spec;
     if (!spec || !g.counts_existing(*spec)) {
       continue;
     }
-    const auto& n = nodes[ni];
-    const auto& cached = m_cache.node(ni, n);
-    ValueId domain = 0;
-    if (const Req* r = cached.labels.find(g.key)) {
-      domain = r->values.front();
-    } else if (g.hostname) {
-      domain = m_in.value(n.name);
-    } else {
-      continue;
+    if (const auto domain = counted_domain(g, ni)) {
+      fresh.record(*domain);
     }
-    if (!g.filter.matches(n.taints, cached.labels, m_in)) {
-      continue;
-    }
-    g.record(domain);
   }
+  CAPSIM_CHECK(fresh.domains == g.domains && fresh.host_counts == g.host_counts && fresh.nonzero == g.nonzero,
+               "solve: kept topology counts differ from a fresh count");
+#endif
 }
 
 TopologyGroup Scheduler::make_affinity_group(TopologyType type, const model::PodAffinityTerm& term,
@@ -3284,6 +3443,85 @@ TopologyGroup Scheduler::make_affinity_group(TopologyType type, const model::Pod
   return g;
 }
 
+SpecGroups Scheduler::make_spec_groups(const SpecData& data)
+{
+  const model::PodSpec& spec = *data.spec;
+  const bool ignore = data.ignore_preferences;
+  const auto proto = [&](TopologyGroup g) {
+    GroupProto p;
+    p.id = group_identity(g, m_in);
+    p.group = std::move(g);
+    return p;
+  };
+  SpecGroups out;
+  out.spread.resize(spec.topology_spread.size());
+  for (std::size_t i = 0; i < spec.topology_spread.size(); ++i) {
+    const auto& tsc = spec.topology_spread[i];
+    if (ignore && tsc.when_unsatisfiable != model::UnsatisfiableAction::do_not_schedule) {
+      continue;
+    }
+    TopologyGroup g;
+    g.type = TopologyType::spread;
+    g.key = m_in.key(tsc.topology_key);
+    g.hostname = g.key == m_in.k_hostname;
+    g.namespaces = {spec.namespace_};
+    g.selector_nil = !tsc.selector.has_value();
+    if (tsc.selector) {
+      g.selector = *tsc.selector;
+      for (const auto& k : tsc.match_label_keys) {
+        auto l = spec.labels.find(k);
+        if (l != spec.labels.end()) {
+          g.selector.match_expressions.push_back({k, model::Operator::in, {l->second}});
+        }
+      }
+    }
+    g.max_skew = tsc.max_skew;
+    g.min_domains = tsc.min_domains;
+    g.filter.active = true;
+    g.filter.honor_taints = tsc.node_taints_policy_honor;
+    g.filter.honor_affinity = tsc.node_affinity_policy_honor;
+    g.filter.tolerations = spec.tolerations;
+    if (spec.required_node_affinity.empty()) {
+      g.filter.terms.push_back(data.node_selector);
+    } else {
+      for (const auto& term : data.required_terms) {
+        ReqSet s = data.node_selector;
+        s.add(term, m_in);
+        g.filter.terms.push_back(std::move(s));
+      }
+    }
+    out.spread[i] = proto(std::move(g));
+  }
+  for (const auto& term : spec.pod_affinity_required) {
+    out.affinity_required.push_back(proto(make_affinity_group(TopologyType::affinity, term, spec)));
+  }
+  for (const auto& term : spec.pod_anti_affinity_required) {
+    out.anti_required.push_back(proto(make_affinity_group(TopologyType::anti_affinity, term, spec)));
+  }
+  if (!ignore) {
+    for (const auto i : data.preferred_affinity_order) {
+      out.affinity_preferred.push_back(
+          proto(make_affinity_group(TopologyType::affinity, spec.pod_affinity_preferred[i].term, spec)));
+    }
+    for (const auto i : data.preferred_anti_affinity_order) {
+      out.anti_preferred.push_back(
+          proto(make_affinity_group(TopologyType::anti_affinity, spec.pod_anti_affinity_preferred[i].term, spec)));
+    }
+  }
+  return out;
+}
+
+const SpecGroups& Scheduler::spec_groups(const SpecData& data)
+{
+  auto it = m_cache.specs.find(data.spec.get());
+  CAPSIM_CHECK(it != m_cache.specs.end() && it->second.data.get() == &data, "solve: a pod's spec data is not the cache's");
+  auto& groups = it->second.groups;
+  if (!groups) {
+    groups = std::make_unique<SpecGroups>(make_spec_groups(data));
+  }
+  return *groups;
+}
+
 void Scheduler::prepare_topology()
 {
   // Bound pods outside the batch (countDomains lists pods; the batch is excluded).
@@ -3301,41 +3539,39 @@ void Scheduler::prepare_topology()
         snap.running.emplace_back(pi, i);
         const auto& spec = m_cluster.pod(pi).pod.spec;
         if (spec && !spec->pod_anti_affinity_required.empty()) {
-          snap.anti_affinity.push_back(pi);
+          snap.anti_affinity.emplace_back(pi, i);
         }
       }
     }
     snap.running_known = true;
   }
+  const auto outside_batch = [&](const std::pair<cluster::PodIndex, cluster::NodeIndex>& r) {
+    return !std::binary_search(m_batch.begin(), m_batch.end(), r.first);
+  };
   // Without topology in the batch, the running pods matter only through their required
   // anti-affinity.
-  const bool existing_anti = std::any_of(snap.anti_affinity.begin(), snap.anti_affinity.end(), [&](cluster::PodIndex pi) {
-    return !std::binary_search(m_batch.begin(), m_batch.end(), pi);
-  });
-  if (!needed && !existing_anti) {
+  if (!needed && std::none_of(snap.anti_affinity.begin(), snap.anti_affinity.end(), outside_batch)) {
     return;
   }
-  for (const auto& [pi, ni] : snap.running) {
-    if (!std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
-      m_running.emplace_back(pi, ni);
-    }
-  }
-  // Inverse anti-affinity of existing pods (updateInverseAffinities).
-  for (const auto& [pi, ni] : m_running) {
-    const auto& spec = m_cluster.pod(pi).pod.spec;
-    if (!spec || spec->pod_anti_affinity_required.empty()) {
+  // Inverse anti-affinity of existing pods outside the batch (updateInverseAffinities).
+  for (const auto& entry : snap.anti_affinity) {
+    if (!outside_batch(entry)) {
       continue;
     }
+    const auto& [pi, ni] = entry;
+    const auto& spec = m_cluster.pod(pi).pod.spec;
     const auto& cached = m_cache.node(ni, nodes[ni]);
     for (const auto& term : spec->pod_anti_affinity_required) {
-      const auto gi = add_group(make_affinity_group(TopologyType::anti_affinity, term, *spec), *spec, true);
+      GroupProto proto;
+      proto.group = make_affinity_group(TopologyType::anti_affinity, term, *spec);
+      proto.id = group_identity(proto.group, m_in);
+      const auto gi = add_group(proto, *spec, true);
       if (const Req* r = cached.labels.find(m_inverse[gi].key)) {
         m_inverse[gi].record(r->values.front());
       }
     }
   }
   // Groups of the pods being scheduled (Topology.Update for each pod, variant 0).
-  const bool ignore = m_input.options.ignore_preferences;
   for (auto& q : m_pods) {
     const model::PodSpec& spec = *q.data->spec;
     auto [it, inserted] = m_spec_topo.try_emplace(&spec);
@@ -3344,63 +3580,25 @@ void Scheduler::prepare_topology()
       continue;
     }
     SpecTopo& st = it->second;
-    st.spread_group.assign(spec.topology_spread.size(), -1);
-    for (std::size_t i = 0; i < spec.topology_spread.size(); ++i) {
-      const auto& tsc = spec.topology_spread[i];
-      if (ignore && tsc.when_unsatisfiable != model::UnsatisfiableAction::do_not_schedule) {
-        continue;
+    const SpecGroups& groups = spec_groups(*q.data);
+    st.spread_group.assign(groups.spread.size(), -1);
+    for (std::size_t i = 0; i < groups.spread.size(); ++i) {
+      if (groups.spread[i]) {
+        st.spread_group[i] = static_cast<std::int32_t>(add_group(*groups.spread[i], spec, false));
       }
-      TopologyGroup g;
-      g.type = TopologyType::spread;
-      g.key = m_in.key(tsc.topology_key);
-      g.hostname = g.key == m_in.k_hostname;
-      g.namespaces = {spec.namespace_};
-      g.selector_nil = !tsc.selector.has_value();
-      if (tsc.selector) {
-        g.selector = *tsc.selector;
-        for (const auto& k : tsc.match_label_keys) {
-          auto l = spec.labels.find(k);
-          if (l != spec.labels.end()) {
-            g.selector.match_expressions.push_back({k, model::Operator::in, {l->second}});
-          }
-        }
-      }
-      g.max_skew = tsc.max_skew;
-      g.min_domains = tsc.min_domains;
-      g.filter.active = true;
-      g.filter.honor_taints = tsc.node_taints_policy_honor;
-      g.filter.honor_affinity = tsc.node_affinity_policy_honor;
-      g.filter.tolerations = spec.tolerations;
-      if (spec.required_node_affinity.empty()) {
-        g.filter.terms.push_back(q.data->node_selector);
-      } else {
-        for (const auto& term : q.data->required_terms) {
-          ReqSet s = q.data->node_selector;
-          s.add(term, m_in);
-          g.filter.terms.push_back(std::move(s));
-        }
-      }
-      st.spread_group[i] = static_cast<std::int32_t>(add_group(std::move(g), spec, false));
     }
-    for (const auto& term : spec.pod_affinity_required) {
-      st.affinity_required.push_back(add_group(make_affinity_group(TopologyType::affinity, term, spec), spec, false));
+    for (const auto& g : groups.affinity_required) {
+      st.affinity_required.push_back(add_group(g, spec, false));
     }
-    for (const auto& term : spec.pod_anti_affinity_required) {
-      st.anti_required.push_back(
-          add_group(make_affinity_group(TopologyType::anti_affinity, term, spec), spec, false));
-      st.inverse_owned.push_back(
-          add_group(make_affinity_group(TopologyType::anti_affinity, term, spec), spec, true));
+    for (const auto& g : groups.anti_required) {
+      st.anti_required.push_back(add_group(g, spec, false));
+      st.inverse_owned.push_back(add_group(g, spec, true));
     }
-    if (!ignore) {
-      for (const auto i : q.data->preferred_affinity_order) {
-        st.affinity_preferred.push_back(add_group(
-            make_affinity_group(TopologyType::affinity, spec.pod_affinity_preferred[i].term, spec), spec, false));
-      }
-      for (const auto i : q.data->preferred_anti_affinity_order) {
-        st.anti_preferred.push_back(add_group(
-            make_affinity_group(TopologyType::anti_affinity, spec.pod_anti_affinity_preferred[i].term, spec), spec,
-            false));
-      }
+    for (const auto& g : groups.affinity_preferred) {
+      st.affinity_preferred.push_back(add_group(g, spec, false));
+    }
+    for (const auto& g : groups.anti_preferred) {
+      st.anti_preferred.push_back(add_group(g, spec, false));
     }
   }
   // Which groups select each spec (Record, inverse matching).

@@ -78,7 +78,7 @@ void TopologyGroup::register_domain(ValueId d)
   }
 }
 
-void TopologyGroup::record(ValueId d)
+void TopologyGroup::record(ValueId d, std::int32_t n)
 {
   std::int32_t* c = nullptr;
   if (hostname && d >= k_claim_host_base) {
@@ -100,7 +100,7 @@ void TopologyGroup::record(ValueId d)
   if (*c == 0) {
     ++nonzero;
   }
-  ++*c;
+  *c += n;
 }
 
 std::string group_identity(const TopologyGroup& g, const Interner& in)

@@ -78,7 +78,7 @@ struct TopologyGroup
   [[nodiscard]] bool has_empty_domain() const;
   [[nodiscard]] bool registered(ValueId d) const;
   void register_domain(ValueId d);
-  void record(ValueId d);
+  void record(ValueId d, std::int32_t n = 1); // n > 0 more pods in domain d
 };
 
 // A deterministic, comparable key for deduplicating groups (upstream's TopologyGroup.Hash).
