@@ -56,6 +56,14 @@ for pods in "${sizes[@]}"; do
   echo "== week, $pods pods: trace stats"
   /usr/bin/time -f "trace stats: %e s wall, %U s user, %M KB peak RSS" "$capsim" trace stats "$dir/week.csv" >/dev/null
   run_engines "$dir" "week, $pods pods"
+  if [[ "$pods" == 100000 ]]; then
+    # The same trace with every pod in one zonal topology spread.
+    spread="$work/week-zonal-spread"
+    mkdir -p "$spread"
+    cp bench/scenarios/week-zonal-spread.yaml "$spread/week.yaml"
+    cp "$dir/week.csv" "$spread/week.csv"
+    run_engines "$spread" "week, $pods pods, zonal spread"
+  fi
 done
 
 if [[ "${1:-}" == "--full" ]]; then

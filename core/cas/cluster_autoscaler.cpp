@@ -654,7 +654,7 @@ std::vector<std::size_t> ClusterAutoscaler::scale_up(SimTime now, sim::Actuator&
                                                      const std::vector<const model::Pod*>& pods,
                                                      const std::vector<const NodeTemplate*>& templates)
 {
-  const auto groups = build_pod_groups(pods);
+  const auto groups = build_pod_groups(pods, m_controllers);
   const auto n = m_groups.size();
   const auto current_nodes = static_cast<std::int32_t>(snapshot.size());
   // filterValidScaleUpNodeGroups

@@ -122,6 +122,7 @@ private:
   std::vector<GroupView> m_views; // observe()'s, kept for its buffers
   HintingSimulator m_filter_sim;  // filter-out-schedulable
   HintingSimulator m_removal_sim; // scale-down removal simulation
+  ControllerIds m_controllers;     // scale-up's pod groups
   NodeOrdering m_ordering;
   Snapshot m_snapshot; // run_loop's (its buffers are kept)
   // The snapshot's cluster nodes as the last loop took them, before anything the loop did (all of

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <numeric>
 
 namespace capsim::cas {
@@ -19,23 +18,45 @@ std::optional<std::string> controller_key(const model::Pod& pod)
   return pod.spec->namespace_ + "/" + pod.spec->template_name + "/" + std::to_string(static_cast<int>(owner));
 }
 
-bool same_scheduling_properties(const model::Pod& a, const model::Pod& b)
+std::uint32_t ControllerIds::of(const model::Pod& pod)
 {
-  return a.spec == b.spec && a.requests == b.requests;
+  if (!pod.spec || pod.is_daemon) {
+    return k_none;
+  }
+  if (pod.spec.get() == m_last_spec) {
+    return m_last_id; // a workload's pods come in runs
+  }
+  auto [it, inserted] = m_by_spec.try_emplace(pod.spec.get());
+  if (inserted) {
+    it->second.spec = pod.spec;
+    if (const auto key = controller_key(pod)) {
+      it->second.id = m_by_key.try_emplace(*key, static_cast<std::uint32_t>(m_by_key.size())).first->second;
+    }
+  }
+  m_last_spec = pod.spec.get();
+  m_last_id = it->second.id;
+  return m_last_id;
 }
 
-std::vector<PodGroup> build_pod_groups(const std::vector<const model::Pod*>& pods)
+bool same_scheduling_properties(const model::Pod& a, const model::Pod& b)
+{
+  // CPU and memory first: they tell most shapes apart without comparing every resource.
+  return a.spec == b.spec && a.requests.cpu() == b.requests.cpu() && a.requests.memory() == b.requests.memory()
+         && a.requests == b.requests;
+}
+
+std::vector<PodGroup> build_pod_groups(const std::vector<const model::Pod*>& pods, ControllerIds& controllers)
 {
   std::vector<PodGroup> groups;
   // Per controller: (group index, representative) of its first groups.
-  std::map<std::string, std::vector<std::pair<std::size_t, const model::Pod*>>, std::less<>> by_controller;
+  std::unordered_map<std::uint32_t, std::vector<std::pair<std::size_t, const model::Pod*>>> by_controller;
   for (const auto* pod : pods) {
-    const auto key = controller_key(*pod);
-    if (!key) {
+    const std::uint32_t controller = controllers.of(*pod);
+    if (controller == ControllerIds::k_none) {
       groups.push_back(PodGroup{{pod}});
       continue;
     }
-    auto& egs = by_controller[*key];
+    auto& egs = by_controller[controller];
     bool matched = false;
     for (const auto& [gid, rep] : egs) {
       if (same_scheduling_properties(*pod, *rep)) {
@@ -151,10 +172,13 @@ std::vector<std::optional<std::size_t>> HintingSimulator::try_schedule_pods(
   std::vector<std::size_t> order(pods.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   const auto priority = [&](std::size_t i) { return pods[i]->spec ? pods[i]->spec->priority : 0; };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return priority(a) > priority(b); });
+  const auto higher = [&](std::size_t a, std::size_t b) { return priority(a) > priority(b); };
+  if (!std::is_sorted(order.begin(), order.end(), higher)) {
+    std::stable_sort(order.begin(), order.end(), higher);
+  }
 
   // Similar pods found unschedulable in this run, per controller (at most 10 per controller).
-  std::map<std::string, std::vector<const model::Pod*>, std::less<>> unschedulable;
+  std::unordered_map<std::uint32_t, std::vector<const model::Pod*>> unschedulable;
   std::size_t start = 0;
   while (start < order.size()) {
     std::size_t end = start;
@@ -179,10 +203,11 @@ std::vector<std::optional<std::size_t>> HintingSimulator::try_schedule_pods(
       without_hints.push_back(i);
     }
     for (const std::size_t i : without_hints) {
-      const auto key = controller_key(*pods[i]);
+      const std::uint32_t controller = m_controllers.of(*pods[i]);
+      const bool key = controller != ControllerIds::k_none;
       bool similar_failed = false;
       if (key) {
-        auto it = unschedulable.find(*key);
+        auto it = unschedulable.find(controller);
         if (it != unschedulable.end()) {
           similar_failed = std::any_of(it->second.begin(), it->second.end(), [&](const model::Pod* p) {
             return same_scheduling_properties(*p, *pods[i]);
@@ -199,7 +224,7 @@ std::vector<std::optional<std::size_t>> HintingSimulator::try_schedule_pods(
         continue;
       }
       if (!similar_failed && key) {
-        auto& list = unschedulable[*key];
+        auto& list = unschedulable[controller];
         if (list.size() < k_max_groups_per_controller) {
           list.push_back(pods[i]);
         }

@@ -4,9 +4,11 @@
 #include "core/cas/snapshot.hpp"
 #include "core/model/pod.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace capsim::cas {
@@ -14,6 +16,28 @@ namespace capsim::cas {
 // The controller a pod belongs to (drain.ControllerRef): "namespace/template/kind" for pods
 // of a ReplicaSet, StatefulSet or Job; nullopt for bare pods and DaemonSet pods.
 [[nodiscard]] std::optional<std::string> controller_key(const model::Pod& pod);
+
+// Controllers as small integers, remembered per pod spec (a controller's pods share their
+// spec's namespace, template and owner kind): the loops looked a controller up by its formatted
+// key for every pending pod, which dominated a loop with thousands of pods pending.
+class ControllerIds
+{
+public:
+  static constexpr std::uint32_t k_none = UINT32_MAX; // bare pods and DaemonSet pods
+
+  [[nodiscard]] std::uint32_t of(const model::Pod& pod);
+
+private:
+  struct Known
+  {
+    model::PodSpecPtr spec; // kept alive: its address is the key
+    std::uint32_t id = k_none;
+  };
+  std::unordered_map<const model::PodSpec*, Known> m_by_spec;
+  std::unordered_map<std::string, std::uint32_t> m_by_key;
+  const model::PodSpec* m_last_spec = nullptr; // in m_by_spec (kept alive there)
+  std::uint32_t m_last_id = k_none;
+};
 
 // reflect.DeepEqual(labels) && PodSpecSemanticallyEqual(spec): pods built from the same
 // template with the same requests.
@@ -31,7 +55,7 @@ inline constexpr std::size_t k_max_groups_per_controller = 10;
 
 // equivalence.BuildPodGroups: groups in order of their first pod (CA iterates a Go map, so
 // its order is random; ours is the pods' order).
-[[nodiscard]] std::vector<PodGroup> build_pod_groups(const std::vector<const model::Pod*>& pods);
+[[nodiscard]] std::vector<PodGroup> build_pod_groups(const std::vector<const model::Pod*>& pods, ControllerIds& controllers);
 
 // Pod -> name of the node it was placed on, open-addressed by the pod's address: slots keep
 // their name's buffer when cleared, so a loop's hints allocate nothing once the table has grown
@@ -80,6 +104,7 @@ private:
 
   HintTable m_current;
   HintTable m_old;
+  ControllerIds m_controllers;
 };
 
 } // namespace capsim::cas

@@ -95,32 +95,7 @@ bool topology_spread_ok(const Snapshot& snapshot, std::size_t node, const model:
       return false; // the node lacks the topology key
     }
     const auto selector = spread_selector(c, pod);
-    const auto& ns = pod_namespace(pod);
-    std::map<std::string, std::int64_t, std::less<>> counts;
-    for (const auto& n : snapshot.nodes()) {
-      if (n.removed) {
-        continue;
-      }
-      const std::string* value = label_value(*n.state, c.topology_key);
-      if (value == nullptr) {
-        continue;
-      }
-      if (c.node_affinity_policy_honor && !scheduling::node_affinity_matches(spec, *n.state)) {
-        continue;
-      }
-      if (c.node_taints_policy_honor && scheduling::untolerated_taint(spec.tolerations, *n.state)) {
-        continue;
-      }
-      auto& count = counts[*value];
-      if (!selector) {
-        continue;
-      }
-      for (const auto* p : n.pods) {
-        if (pod_namespace(*p) == ns && selector->matches(pod_labels(*p))) {
-          ++count;
-        }
-      }
-    }
+    const auto& counts = snapshot.spread_counts(spec, c, selector).counts;
     std::int64_t min_count = std::numeric_limits<std::int64_t>::max();
     for (const auto& [d, count] : counts) {
       min_count = std::min(min_count, count);

@@ -1,6 +1,7 @@
 #include "core/cas/snapshot.hpp"
 
 #include "core/base/diagnostics.hpp"
+#include "core/scheduling/filters.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -13,6 +14,56 @@ namespace {
 bool has_anti_affinity(const model::Pod& pod)
 {
   return pod.spec && !pod.spec->pod_anti_affinity_required.empty();
+}
+
+// The domain node `n` counts in for `s`, or nullptr when it does not count (no topology key, or
+// filtered out by the constraint's node affinity or taint policy). Removal is the caller's.
+const std::string* spread_domain(const Snapshot::SpreadCounts& s, const SnapNode& n)
+{
+  const std::string* value = scheduling::node_label(*n.state, s.constraint->topology_key);
+  if (value == nullptr) {
+    return nullptr;
+  }
+  if (s.constraint->node_affinity_policy_honor && !scheduling::node_affinity_matches(*s.spec, *n.state)) {
+    return nullptr;
+  }
+  if (s.constraint->node_taints_policy_honor && scheduling::untolerated_taint(s.spec->tolerations, *n.state)) {
+    return nullptr;
+  }
+  return value;
+}
+
+bool spread_matches(const Snapshot::SpreadCounts& s, const model::Pod& pod)
+{
+  static const std::string k_default = "default";
+  static const model::Labels k_empty;
+  const std::string& ns = pod.spec ? pod.spec->namespace_ : k_default;
+  return s.selector && ns == s.spec->namespace_ && s.selector->matches(pod.spec ? pod.spec->labels : k_empty);
+}
+
+std::int64_t matching_pods(const Snapshot::SpreadCounts& s, const SnapNode& n)
+{
+  std::int64_t count = 0;
+  for (const auto* p : n.pods) {
+    count += spread_matches(s, *p) ? 1 : 0;
+  }
+  return count;
+}
+
+// The counts of `s` from scratch over the snapshot's nodes.
+void count_spread(Snapshot::SpreadCounts& s, const std::vector<SnapNode>& nodes)
+{
+  s.counts.clear();
+  s.nodes.clear();
+  for (const auto& n : nodes) {
+    if (n.removed) {
+      continue;
+    }
+    if (const std::string* d = spread_domain(s, n)) {
+      ++s.nodes[*d];
+      s.counts[*d] += matching_pods(s, n);
+    }
+  }
 }
 
 } // namespace
@@ -52,8 +103,61 @@ void SnapPods::convert() const
   m_cluster = nullptr;
 }
 
+const Snapshot::SpreadCounts& Snapshot::spread_counts(const model::PodSpec& spec, const model::TopologySpreadConstraint& c,
+                                                      const std::optional<model::LabelSelector>& selector) const
+{
+  for (auto& s : m_spread) {
+    if (s.spec == &spec && s.constraint == &c) {
+#ifndef NDEBUG
+      SpreadCounts fresh{s.spec, s.constraint, s.selector, {}, {}};
+      count_spread(fresh, m_nodes);
+      CAPSIM_CHECK(fresh.counts == s.counts && fresh.nodes == s.nodes, "snapshot: kept spread counts differ from a fresh count");
+#endif
+      return s;
+    }
+  }
+  SpreadCounts s{&spec, &c, selector, {}, {}};
+  count_spread(s, m_nodes);
+  m_spread.push_back(std::move(s));
+  return m_spread.back();
+}
+
+void Snapshot::spread_node(std::size_t i, int sign)
+{
+  for (auto& s : m_spread) {
+    const std::string* d = spread_domain(s, m_nodes[i]);
+    if (d == nullptr) {
+      continue;
+    }
+    auto nodes = s.nodes.try_emplace(*d, 0).first;
+    auto counts = s.counts.try_emplace(*d, 0).first;
+    nodes->second += sign;
+    counts->second += sign * matching_pods(s, m_nodes[i]);
+    if (nodes->second == 0) {
+      s.nodes.erase(nodes);
+      s.counts.erase(counts);
+    }
+  }
+}
+
+void Snapshot::spread_pod(std::size_t i, const model::Pod& pod, int sign)
+{
+  if (m_nodes[i].removed) {
+    return;
+  }
+  for (auto& s : m_spread) {
+    if (!spread_matches(s, pod)) {
+      continue;
+    }
+    if (const std::string* d = spread_domain(s, m_nodes[i])) {
+      s.counts[*d] += sign;
+    }
+  }
+}
+
 void Snapshot::clear()
 {
+  m_spread.clear();
   for (auto& n : m_nodes) {
     m_spare_pod_lists.push_back(n.pods.release());
   }
@@ -106,6 +210,9 @@ std::size_t Snapshot::add_node(SnapNode node, bool may_have_anti_affinity)
   if (m_by_name_valid) {
     name_added(i);
   }
+  if (!m_spread.empty() && !m_nodes[i].removed) {
+    spread_node(i, +1);
+  }
   m_log.push_back({OpKind::add_node, i, nullptr, 0, false, false});
   return i;
 }
@@ -125,6 +232,7 @@ void Snapshot::refresh_node(std::size_t i, SnapNode node, bool may_have_anti_aff
   }
   m_spare_pod_lists.push_back(old.pods.release());
   old = std::move(node);
+  m_spread.clear(); // made again on next use
 }
 
 std::size_t Snapshot::add_copy(const cluster::NodeState& state, const std::string& name,
@@ -164,6 +272,7 @@ void Snapshot::add_pod(std::size_t node, const model::Pod& pod)
 {
   m_nodes[node].pods.edit().push_back(&pod);
   apply_pod(node, pod, +1);
+  spread_pod(node, pod, +1);
   m_log.push_back({OpKind::add_pod, node, &pod, 0, false, false});
 }
 
@@ -175,6 +284,7 @@ void Snapshot::remove_pod(std::size_t node, const model::Pod& pod)
   const auto position = static_cast<std::size_t>(std::distance(pods.begin(), it.base()) - 1);
   pods.erase(pods.begin() + static_cast<std::ptrdiff_t>(position));
   apply_pod(node, pod, -1);
+  spread_pod(node, pod, -1);
   m_log.push_back({OpKind::remove_pod, node, &pod, position, false, false});
 }
 
@@ -187,7 +297,21 @@ void Snapshot::set_blocked(std::size_t node, bool blocked)
 void Snapshot::set_removed(std::size_t node, bool removed)
 {
   m_log.push_back({OpKind::set_removed, node, nullptr, 0, m_nodes[node].removed, false});
+  set_removed_flag(node, removed);
+}
+
+void Snapshot::set_removed_flag(std::size_t node, bool removed)
+{
+  if (m_nodes[node].removed == removed) {
+    return;
+  }
+  if (removed) {
+    spread_node(node, -1);
+  }
   m_nodes[node].removed = removed;
+  if (!removed) {
+    spread_node(node, +1);
+  }
 }
 
 void Snapshot::revert(std::size_t mark)
@@ -206,6 +330,9 @@ void Snapshot::revert(std::size_t mark)
       if (m_by_name_valid) {
         name_removed(m_nodes.size() - 1);
       }
+      if (!m_spread.empty() && !n.removed) {
+        spread_node(m_nodes.size() - 1, -1);
+      }
       m_nodes.pop_back();
       if (op.owned) {
         --m_owned_used;
@@ -218,16 +345,18 @@ void Snapshot::revert(std::size_t mark)
       CAPSIM_CHECK(it != pods.rend(), "revert add_pod: pod not on node");
       pods.erase(std::next(it).base());
       apply_pod(op.node, *op.pod, -1);
+      spread_pod(op.node, *op.pod, -1);
       break;
     }
     case OpKind::remove_pod: {
       auto& pods = m_nodes[op.node].pods.edit();
       pods.insert(pods.begin() + static_cast<std::ptrdiff_t>(op.position), op.pod);
       apply_pod(op.node, *op.pod, +1);
+      spread_pod(op.node, *op.pod, +1);
       break;
     }
     case OpKind::set_blocked: m_nodes[op.node].blocked = op.flag; break;
-    case OpKind::set_removed: m_nodes[op.node].removed = op.flag; break;
+    case OpKind::set_removed: set_removed_flag(op.node, op.flag); break;
     }
   }
 }

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -146,6 +148,22 @@ public:
   // predicate skip the symmetric anti-affinity scan when there are none).
   [[nodiscard]] std::size_t anti_affinity_pods() const { return m_anti_affinity_pods; }
 
+  // Topology spread counts of one pod spec's constraint (PodTopologySpread's pre-filter state):
+  // matching pods per domain of the nodes that count. Made on first use and kept up to date
+  // through every change and revert until clear(): the removal simulation moves pods one by one
+  // and tries each on node after node, and walking every pod of the snapshot per check was most
+  // of a scale-down with a spread workload.
+  struct SpreadCounts
+  {
+    const model::PodSpec* spec = nullptr; // its namespace, node affinity and tolerations
+    const model::TopologySpreadConstraint* constraint = nullptr;
+    std::optional<model::LabelSelector> selector; // matchLabelKeys merged in; nullopt counts no pod
+    std::map<std::string, std::int64_t, std::less<>> counts; // domain -> matching pods
+    std::map<std::string, std::int64_t, std::less<>> nodes;  // domain -> nodes that count
+  };
+  [[nodiscard]] const SpreadCounts& spread_counts(const model::PodSpec& spec, const model::TopologySpreadConstraint& c,
+                                                  const std::optional<model::LabelSelector>& selector) const;
+
 private:
   enum class OpKind : std::uint8_t { add_node, add_pod, remove_pod, set_blocked, set_removed };
 
@@ -195,6 +213,12 @@ private:
   };
   mutable std::vector<KnownHash> m_name_hashes; // by cluster node index
   std::vector<Op> m_log;
+  // The kept spread counts follow node `i` joining (+1) or leaving (-1) the counted nodes, and a
+  // pod joining or leaving a node that is not removed.
+  void spread_node(std::size_t i, int sign);
+  void spread_pod(std::size_t i, const model::Pod& pod, int sign);
+  void set_removed_flag(std::size_t node, bool removed);
+  mutable std::vector<SpreadCounts> m_spread;
   std::size_t m_anti_affinity_pods = 0;
   bool m_ignore_node_name = false;
   std::vector<std::vector<const model::Pod*>> m_spare_pod_lists; // pod lists clear() let go

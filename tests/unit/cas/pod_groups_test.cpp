@@ -40,7 +40,8 @@ TEST_CASE("equivalence groups: per controller, same template and requests", "[ca
   for (const auto& p : pods) {
     ptrs.push_back(&p);
   }
-  const auto groups = build_pod_groups(ptrs);
+  ControllerIds controllers;
+  const auto groups = build_pod_groups(ptrs, controllers);
   REQUIRE(groups.size() == 5);
   CHECK(groups[0].pods.size() == 3); // web
   CHECK(groups[1].pods.size() == 2); // api
@@ -50,6 +51,31 @@ TEST_CASE("equivalence groups: per controller, same template and requests", "[ca
   CHECK(groups[4].pods[0]->name == "web-big");
   CHECK(controller_key(pods[0]).value() == "default/web/1");
   CHECK_FALSE(controller_key(pods[5]).has_value());
+}
+
+TEST_CASE("controller ids: one per controller across its specs, none for bare pods", "[cas][equivalence]")
+{
+  const auto web = make_spec("web", 500, 512);
+  // Another spec of the same ReplicaSet template (a pod pinned to a zone gets a copy).
+  const auto web_copy = std::make_shared<model::PodSpec>(*web);
+  const auto api = make_spec("api", 500, 512);
+  const auto job = make_spec("web", 500, 512, model::OwnerKind::job); // same name, another kind
+  const auto bare = make_spec("bare", 100, 128, model::OwnerKind::none);
+  std::vector<model::Pod> pods;
+  add_pods(pods, "web", web, 2);
+  add_pods(pods, "web-copy", web_copy, 1);
+  add_pods(pods, "api", api, 1);
+  add_pods(pods, "job", job, 1);
+  add_pods(pods, "bare", bare, 1);
+  ControllerIds ids;
+  const auto id = [&](std::size_t i) { return ids.of(pods[i]); };
+  CHECK(id(0) == id(1));
+  CHECK(id(0) == id(2));
+  CHECK(id(3) != id(0));
+  CHECK(id(4) != id(0));
+  CHECK(id(4) != id(3));
+  CHECK(id(5) == ControllerIds::k_none);
+  CHECK(id(3) == ids.of(pods[3])); // stable
 }
 
 TEST_CASE("equivalence groups: at most 10 groups per controller, then singletons", "[cas][equivalence]")
@@ -68,7 +94,8 @@ TEST_CASE("equivalence groups: at most 10 groups per controller, then singletons
   for (const auto& p : pods) {
     ptrs.push_back(&p);
   }
-  const auto groups = build_pod_groups(ptrs);
+  ControllerIds controllers;
+  const auto groups = build_pod_groups(ptrs, controllers);
   REQUIRE(groups.size() == 13);
   CHECK(groups[0].pods.size() == 2);
   for (std::size_t i = 1; i < groups.size(); ++i) {
@@ -526,4 +553,66 @@ TEST_CASE("hint table: set, overwrite, clear and swap keep every pod's node thro
   for (const auto& p : pods) {
     CHECK(old.find(&p) == nullptr);
   }
+}
+
+TEST_CASE("snapshot: kept topology spread counts follow pods, removals, new nodes and reverts",
+          "[cas][snapshot][spread]")
+{
+  // Two nodes in us-east-1a, one in us-east-1b; app=web pods spread over zones with maxSkew 1.
+  auto a1 = node_state("a1", 8000, 32);
+  auto a2 = node_state("a2", 8000, 32);
+  auto b1 = node_state("b1", 8000, 32);
+  b1.labels[std::string(model::labels::k_zone)] = "us-east-1b";
+  auto tmpl = node_state("template", 8000, 32);
+  tmpl.labels[std::string(model::labels::k_zone)] = "us-east-1c";
+  auto web = make_spec("web", 100, 128);
+  model::TopologySpreadConstraint c;
+  c.max_skew = 1;
+  c.topology_key = std::string(model::labels::k_zone);
+  c.when_unsatisfiable = model::UnsatisfiableAction::do_not_schedule;
+  c.selector = model::LabelSelector{{{"app", "web"}}, {}};
+  web->topology_spread.push_back(c);
+  const auto other = make_spec("other", 100, 128);
+  std::vector<model::Pod> pods;
+  add_pods(pods, "web", web, 4);
+  add_pods(pods, "other", other, 1);
+
+  Snapshot snapshot;
+  for (const auto* n : {&a1, &a2, &b1}) {
+    SnapNode sn;
+    sn.state = n;
+    sn.real = true;
+    snapshot.add_node(sn);
+  }
+  snapshot.add_pod(0, pods[0]);
+  snapshot.add_pod(2, pods[4]); // not selected
+  using Counts = std::map<std::string, std::int64_t, std::less<>>;
+  const auto counts = [&] { return snapshot.spread_counts(*web, web->topology_spread[0], c.selector).counts; };
+  CHECK(counts() == Counts{{"us-east-1a", 1}, {"us-east-1b", 0}});
+  // us-east-1a has 1, us-east-1b 0: a second web pod may not go to us-east-1a.
+  CHECK(check_predicates(snapshot, 1, pods[1]) == Filter::topology_spread);
+  CHECK(check_predicates(snapshot, 2, pods[1]) == Filter::none);
+
+  const std::size_t mark = snapshot.mark();
+  snapshot.add_pod(2, pods[1]);
+  CHECK(counts() == Counts{{"us-east-1a", 1}, {"us-east-1b", 1}});
+  CHECK(check_predicates(snapshot, 1, pods[2]) == Filter::none);
+  snapshot.add_pod(1, pods[2]);
+  CHECK(counts() == Counts{{"us-east-1a", 2}, {"us-east-1b", 1}});
+  // Removing b1 drops its zone (no other node counts there) and its pods with it.
+  snapshot.set_removed(2, true);
+  CHECK(counts() == Counts{{"us-east-1a", 2}});
+  snapshot.remove_pod(0, pods[0]);
+  CHECK(counts() == Counts{{"us-east-1a", 1}});
+  // A template copy in a new zone counts as an empty domain.
+  const std::size_t copy = snapshot.add_copy(tmpl, "ng-upcoming-0", {}, 0);
+  CHECK(counts() == Counts{{"us-east-1a", 1}, {"us-east-1c", 0}});
+  snapshot.add_pod(copy, pods[3]);
+  CHECK(counts() == Counts{{"us-east-1a", 1}, {"us-east-1c", 1}});
+
+  snapshot.revert(mark);
+  CHECK(counts() == Counts{{"us-east-1a", 1}, {"us-east-1b", 0}});
+  CHECK(check_predicates(snapshot, 1, pods[1]) == Filter::topology_spread);
+  snapshot.clear();
+  CHECK(counts().empty());
 }
