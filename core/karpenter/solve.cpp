@@ -3373,6 +3373,9 @@ void Scheduler::count_domains(TopologyGroup& g, const std::string& id)
     }
   }
   std::sort(minus.begin(), minus.end());
+  if (g.hostname) {
+    g.host_counts.reserve(base.pods.size());
+  }
   auto m = minus.begin();
   for (const auto& [d, c] : base.pods) {
     std::int32_t n = c;

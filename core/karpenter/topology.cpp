@@ -47,13 +47,10 @@ bool TopologyGroup::has_empty_domain() const
 
 std::int32_t TopologyGroup::count_slow(ValueId d) const
 {
-  if (hostname) {
-    auto it = host_counts.find(d);
-    return it == host_counts.end() ? 0 : it->second;
-  }
-  auto it = std::lower_bound(domains.begin(), domains.end(), d,
+  const auto& list = hostname ? host_counts : domains;
+  auto it = std::lower_bound(list.begin(), list.end(), d,
                              [](const std::pair<ValueId, std::int32_t>& a, ValueId v) { return a.first < v; });
-  return it != domains.end() && it->first == d ? it->second : 0;
+  return it != list.end() && it->first == d ? it->second : 0;
 }
 
 bool TopologyGroup::registered(ValueId d) const
@@ -87,15 +84,18 @@ void TopologyGroup::record(ValueId d, std::int32_t n)
       claim_counts.resize(i + 1, 0);
     }
     c = &claim_counts[i];
-  } else if (hostname) {
-    c = &host_counts[d];
   } else {
-    auto it = std::lower_bound(domains.begin(), domains.end(), d,
-                               [](const std::pair<ValueId, std::int32_t>& a, ValueId v) { return a.first < v; });
-    if (it == domains.end() || it->first != d) {
-      it = domains.insert(it, {d, 0});
+    auto& list = hostname ? host_counts : domains;
+    if (list.empty() || list.back().first < d) {
+      c = &list.emplace_back(d, 0).second; // in order: appended
+    } else {
+      auto it = std::lower_bound(list.begin(), list.end(), d,
+                                 [](const std::pair<ValueId, std::int32_t>& a, ValueId v) { return a.first < v; });
+      if (it == list.end() || it->first != d) {
+        it = list.insert(it, {d, 0});
+      }
+      c = &it->second;
     }
-    c = &it->second;
   }
   if (*c == 0) {
     ++nonzero;

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -52,10 +51,11 @@ struct TopologyGroup
 
   // Registered domains and their counts (non-hostname keys); sorted by value id.
   std::vector<std::pair<ValueId, std::int32_t>> domains;
-  // Hostname keys: counts of hostnames with matching pods (registered empty hostnames are not
-  // stored; nothing upstream distinguishes them from unknown ones for the hostname key).
+  // Hostname keys: counts of hostnames with matching pods, sorted by value id (registered empty
+  // hostnames are not stored; nothing upstream distinguishes them from unknown ones for the
+  // hostname key). A solve starts from the kept counts in order, so filling it is appending.
   // In-round NodeClaims (ids from k_claim_host_base) are counted in a dense vector.
-  std::unordered_map<ValueId, std::int32_t> host_counts;
+  std::vector<std::pair<ValueId, std::int32_t>> host_counts;
   std::vector<std::int32_t> claim_counts;
   std::int32_t nonzero = 0; // domains with a count > 0
 
