@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
 
 namespace capsim::sim {
@@ -126,12 +127,30 @@ BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Cat
   using TypeKey = std::pair<std::string, std::array<std::int64_t, model::k_max_resources>>;
   const auto key_of = [](const catalog::InstanceType& t) { return TypeKey{t.name, t.allocatable().v}; };
   std::map<std::pair<TypeKey, double>, std::size_t> column_of;
+  std::vector<cluster::NodeState> nodes;
+  nodes.reserve(candidates.size());
+  for (const auto& c : candidates) {
+    nodes.push_back(hypothetical_node(*c.type, c.labels, c.taints, *c.offering));
+  }
+  // The columns of the specs placed alike (what pod_accepts reads), by node selector first.
+  std::map<model::Labels, std::vector<std::pair<const model::PodSpec*, std::size_t>>> placed;
+  std::map<std::vector<std::size_t>, std::size_t> class_of_columns;
+  m.class_of_spec.reserve(specs.size());
   for (const auto& spec : specs) {
+    auto& alike = placed[spec->node_selector];
+    const auto same = std::find_if(alike.begin(), alike.end(), [&](const auto& a) {
+      return a.first->required_node_affinity == spec->required_node_affinity
+             && a.first->tolerations == spec->tolerations;
+    });
+    if (same != alike.end()) {
+      m.class_of_spec.push_back(same->second);
+      continue;
+    }
     // Per type, the cheapest offering this spec accepts.
     std::map<TypeKey, std::pair<double, const catalog::InstanceType*>> best;
-    for (const auto& c : candidates) {
-      const cluster::NodeState node = hypothetical_node(*c.type, c.labels, c.taints, *c.offering);
-      if (!pod_accepts(*spec, node)) {
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const auto& c = candidates[i];
+      if (!pod_accepts(*spec, nodes[i])) {
         continue;
       }
       const auto key = key_of(*c.type);
@@ -140,8 +159,7 @@ BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Cat
         best[key] = {c.offering->price_per_hour, c.type};
       }
     }
-    report::DemandClass cls;
-    cls.name = spec->template_name;
+    std::vector<std::size_t> columns;
     for (const auto& [type_key, price_type] : best) {
       const auto key = std::make_pair(type_key, price_type.first);
       auto it = column_of.find(key);
@@ -149,11 +167,15 @@ BoundModel build_bound_model(const model::Scenario& scenario, const catalog::Cat
         it = column_of.emplace(key, m.problem.columns.size()).first;
         m.problem.columns.push_back({type_key.first, price_type.first, price_type.second->allocatable()});
       }
-      cls.columns.push_back(it->second);
+      columns.push_back(it->second);
     }
-    std::sort(cls.columns.begin(), cls.columns.end());
-    m.class_of[spec.get()] = m.problem.classes.size();
-    m.problem.classes.push_back(std::move(cls));
+    std::sort(columns.begin(), columns.end());
+    auto [cls, added] = class_of_columns.emplace(columns, m.problem.classes.size());
+    if (added) {
+      m.problem.classes.push_back(report::DemandClass{spec->template_name, std::move(columns)});
+    }
+    alike.emplace_back(spec.get(), cls->second);
+    m.class_of_spec.push_back(cls->second);
   }
   return m;
 }

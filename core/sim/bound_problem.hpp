@@ -5,20 +5,21 @@
 #include "core/report/lower_bound.hpp"
 
 #include <functional>
-#include <map>
 #include <string_view>
 #include <vector>
 
 namespace capsim::sim {
 
 // The lower-bound LP of one engine's configuration: a column per instance type at the
-// cheapest offering some pool may launch it at, and a demand class per pod template (PodSpec)
-// listing the columns its pods may use (pool requirements and taints, pod node selector,
-// required node affinity and tolerations; zone and capacity type per offering).
+// cheapest offering some pool may launch it at, and a demand class per set of columns some pod
+// template (PodSpec) may use (pool requirements and taints, pod node selector, required node
+// affinity and tolerations; zone and capacity type per offering). Templates whose pods may use
+// the same columns share a class: the LP reads only a class's summed demand, and a kubectl dump
+// brings one template per pod.
 struct BoundModel
 {
   report::BoundProblem problem;
-  std::map<const model::PodSpec*, std::size_t> class_of;
+  std::vector<std::size_t> class_of_spec; // per spec as given: its class in `problem`
 };
 
 // engine: "karpenter" (NodePools) or "cluster-autoscaler" (NodeGroups). Static nodes are not

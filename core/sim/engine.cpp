@@ -578,18 +578,26 @@ void Engine::account_bound(NodeIndex node, PodIndex pod, int sign)
   m_sums.mem_req += sign * r.memory();
   // Pods on static nodes are not demand the autoscaler could cover: leaving them out keeps the
   // bound below the cost (static nodes are billed but are no LP column).
-  const std::uint32_t cls = pod < m_pod_class.size() ? m_pod_class[pod] : UINT32_MAX;
-  if (cls != UINT32_MAX && n.owner != NodeOwner::static_node) {
-    auto& demand = m_bound_demand[cls];
+  const std::uint32_t slot = pod < m_pod_slot.size() ? m_pod_slot[pod] : UINT32_MAX;
+  if (slot != UINT32_MAX && n.owner != NodeOwner::static_node) {
+    auto& demand = m_bound_demand[slot];
+    if (m_slot_touched[slot] == 0) {
+      m_slot_touched[slot] = 1;
+      m_bound_touched.push_back(slot);
+      m_bound_min[slot] = demand;
+    }
     model::Resources with_pod = r;
     with_pod[model::k_pods] += 1;
+    auto& class_demand = m_class_demand[m_slot_class[slot]];
     if (sign > 0) {
       demand += with_pod;
+      class_demand += with_pod;
     } else {
       demand -= with_pod;
+      class_demand -= with_pod;
     }
     for (std::size_t i = 0; i < model::k_max_resources; ++i) {
-      m_bound_min[cls].v[i] = std::min(m_bound_min[cls].v[i], demand.v[i]);
+      m_bound_min[slot].v[i] = std::min(m_bound_min[slot].v[i], demand.v[i]);
     }
   }
 }
@@ -604,13 +612,21 @@ void Engine::bound_advance(SimTime t)
     if (step_end > t) {
       return; // the current step is still open
     }
-    const bool any = std::any_of(m_bound_min.begin(), m_bound_min.end(), [](const model::Resources& d) { return !d.is_zero(); });
+    // A class's minimum is the sum of its slots' (exact in integers): a slot that did not change
+    // in the step had its demand throughout.
+    m_class_min = m_class_demand;
+    for (const std::uint32_t slot : m_bound_touched) {
+      m_class_min[m_slot_class[slot]] += m_bound_min[slot];
+      m_class_min[m_slot_class[slot]] -= m_bound_demand[slot];
+      m_slot_touched[slot] = 0;
+    }
+    m_bound_touched.clear();
+    const bool any = std::any_of(m_class_min.begin(), m_class_min.end(), [](const model::Resources& d) { return !d.is_zero(); });
     if (any) {
-      const auto& sol = m_bound_solver->solve(m_bound_min);
+      const auto& sol = m_bound_solver->solve(m_class_min);
       m_bound_usd += sol.cost_per_hour * static_cast<double>(step_end - m_bound_step_start) / k_ms_per_hour;
       m_bound_covered = m_bound_covered && sol.covered;
     }
-    m_bound_min = m_bound_demand;
     m_bound_step_start = step_end;
     if (step_end >= m_input.end) {
       return;
@@ -957,13 +973,20 @@ report::EngineResult Engine::run(Controller& controller)
     const auto specs = distinct_specs(workload);
     auto bound = build_bound_model(*m_input.scenario, *m_input.catalog, controller.name(), specs,
                                    [&](const model::NodePool& pool) { return controller.pool_instance_types(pool); });
-    m_pod_class.reserve(workload.size());
-    for (const auto& p : workload) {
-      auto it = p.spec ? bound.class_of.find(p.spec.get()) : bound.class_of.end();
-      m_pod_class.push_back(it == bound.class_of.end() ? UINT32_MAX : static_cast<std::uint32_t>(it->second));
+    std::unordered_map<const model::PodSpec*, std::uint32_t> slot_of;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      slot_of.emplace(specs[i].get(), static_cast<std::uint32_t>(i));
+      m_slot_class.push_back(static_cast<std::uint32_t>(bound.class_of_spec[i]));
     }
-    m_bound_demand.assign(bound.problem.classes.size(), model::Resources{});
-    m_bound_min = m_bound_demand;
+    m_pod_slot.reserve(workload.size());
+    for (const auto& p : workload) {
+      auto it = p.spec ? slot_of.find(p.spec.get()) : slot_of.end();
+      m_pod_slot.push_back(it == slot_of.end() ? UINT32_MAX : it->second);
+    }
+    m_bound_demand.assign(specs.size(), model::Resources{});
+    m_bound_min.assign(specs.size(), model::Resources{});
+    m_slot_touched.assign(specs.size(), 0);
+    m_class_demand.assign(bound.problem.classes.size(), model::Resources{});
     m_bound_solver = std::make_unique<report::LowerBoundSolver>(bound.problem);
   }
   add_initial_state();

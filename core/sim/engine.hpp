@@ -170,12 +170,18 @@ private:
   long double m_mem_alloc_ms = 0;
   long double m_mem_req_ms = 0;
 
-  // Lower bound (SPEC §7): demand of running pods per class, minimum within each step.
+  // Lower bound (SPEC §7): demand of running pods per pod template (slot), minimum within each
+  // step, summed into the template's class for the LP.
   void bound_advance(SimTime t);
   std::unique_ptr<report::LowerBoundSolver> m_bound_solver;
-  std::vector<std::uint32_t> m_pod_class; // per pod; UINT32_MAX = not in the bound
-  std::vector<model::Resources> m_bound_demand;
-  std::vector<model::Resources> m_bound_min;
+  std::vector<std::uint32_t> m_pod_slot;   // per pod; UINT32_MAX = not in the bound
+  std::vector<std::uint32_t> m_slot_class; // per slot: its class in the LP
+  std::vector<model::Resources> m_bound_demand; // per slot: now
+  std::vector<model::Resources> m_bound_min;    // per slot touched in this step: its minimum
+  std::vector<std::uint32_t> m_bound_touched;   // slots whose demand changed in this step
+  std::vector<char> m_slot_touched;             // per slot: listed in m_bound_touched
+  std::vector<model::Resources> m_class_demand; // per class: the sum of its slots' demand now
+  std::vector<model::Resources> m_class_min;    // per class: the sum of its slots' minimums
   SimTime m_bound_step_start = 0;
   double m_bound_usd = 0;
   bool m_bound_covered = true;

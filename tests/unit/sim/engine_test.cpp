@@ -83,6 +83,28 @@ TEST_CASE("engine: Karpenter provisions one node for a small batch and bills it 
   CHECK(r.lower_bound.efficiency == Approx(r.lower_bound.total_usd / r.cost.total_usd));
 }
 
+TEST_CASE("engine: the lower bound takes each template's minimum within a step, summed over its class",
+          "[sim][engine][lower_bound]")
+{
+  // Two pods of `web` run all hour; a pod of `api` (placed alike: the same class) arrives at
+  // 30m30s. In the step [30m, 31m) api's minimum is 0, so the class's minimum is web's 2000m
+  // (its demand at the end of the step is 3000m).
+  World w = make_world(2, 1000);
+  auto api = std::make_shared<model::PodSpec>(*w.workload.front().spec);
+  api->template_name = "api";
+  model::Pod late;
+  late.name = "api-0";
+  late.spec = api;
+  late.requests = api->requests;
+  late.arrival = 30 * k_minute + 30 * k_second;
+  w.workload.push_back(late);
+  const auto r = run_karpenter(w);
+  REQUIRE(r.nodes.launched == 1);
+  CHECK(r.final_nodes[0].pods == 3);
+  const double per_milli_second = 0.8294967296 / 3900.0 / 3600.0;
+  CHECK(r.lower_bound.total_usd == Approx(per_milli_second * (2000.0 * (1860 - 120) + 3000.0 * (3600 - 1860))));
+}
+
 TEST_CASE("engine: pods that fit no instance type stay pending and are counted unschedulable", "[sim][engine]")
 {
   const World w = make_world(1, 64000);
