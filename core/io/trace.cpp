@@ -780,6 +780,36 @@ std::optional<std::int64_t> yaml_time(const YAML::Node& node)
   return parse_rfc3339_ms(node.Scalar());
 }
 
+// The specs of a dump's controllers: the pods of one ReplicaSet share their spec, as the pods
+// of a scenario's workload do, and a controller's other specs (a StatefulSet's pods carry their
+// own names as labels) count with its first, so that kube-scheduler's default spreading and
+// Cluster Autoscaler see a controller's pods together. (A spec per pod also made every per-spec
+// cache of the engines a per-pod one.)
+class ControllerSpecs
+{
+public:
+  // `owner`: "namespace/kind/name" of the pod's controller.
+  model::PodSpecPtr share(model::PodSpec spec, const std::string& owner)
+  {
+    auto& specs = m_by_owner[owner];
+    // The last few distinct specs only: a controller whose every pod differs costs no more.
+    constexpr std::size_t k_compared = 8;
+    for (std::size_t i = 0; i < std::min(specs.size(), k_compared); ++i) {
+      const auto& s = specs[specs.size() - 1 - i];
+      spec.counted_with = s->counted_with;
+      if (*s == spec) {
+        return s;
+      }
+    }
+    spec.counted_with = specs.empty() ? nullptr : specs.front();
+    specs.push_back(std::make_shared<const model::PodSpec>(std::move(spec)));
+    return specs.back();
+  }
+
+private:
+  std::map<std::string, std::vector<model::PodSpecPtr>> m_by_owner;
+};
+
 void read_kubectl(std::istream& in, const std::string& source, const TraceOptions& options,
                   std::vector<model::Pod>& out, Diagnostics& diagnostics)
 {
@@ -829,6 +859,7 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
     std::vector<model::Pod> pods;
     std::optional<std::int64_t> earliest;
     std::size_t index = 0;
+    ControllerSpecs shared;
     for (const auto& item : items) {
       ++index;
       if (!item.IsMap()) {
@@ -878,10 +909,17 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
         }
         pod.runtime = std::max<std::int64_t>(0, *finished - *started);
       }
-      t.spec.template_name = name;
       pod.name = name;
       pod.requests = t.spec.requests;
-      pod.spec = std::make_shared<const model::PodSpec>(std::move(t.spec));
+      t.spec.annotations.clear(); // read above; a dump's pods carry their own (IPs, hashes)
+      if (t.owner_name.empty()) {
+        t.spec.template_name = name;
+        pod.spec = std::make_shared<const model::PodSpec>(std::move(t.spec));
+      } else {
+        t.spec.template_name = t.owner_name;
+        const std::string owner = fmt::format("{}/{}/{}", t.spec.namespace_, t.owner_kind, t.owner_name);
+        pod.spec = shared.share(std::move(t.spec), owner);
+      }
       earliest = earliest ? std::min(*earliest, pod.arrival) : pod.arrival;
       pods.push_back(std::move(pod));
       if (diagnostics.size() >= Diagnostics::k_max_errors) {

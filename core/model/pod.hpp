@@ -59,6 +59,8 @@ struct PodSpec
   // on a pasted pod's spec that a workload of the stream adopted (the workload's template).
   std::shared_ptr<const PodSpec> counted_with;
   Duration termination_grace_period = 30 * k_second;
+
+  bool operator==(const PodSpec&) const = default;
 };
 
 using PodSpecPtr = std::shared_ptr<const PodSpec>;

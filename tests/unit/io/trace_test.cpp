@@ -315,6 +315,47 @@ TEST_CASE("trace kubectl: `kubectl get pods -A -o json`", "[io][trace][kubectl]"
         == std::vector<std::string>{"tr.csv:1:64: error: nesting is deeper than 64 levels (refused before parsing)"});
 }
 
+TEST_CASE("trace kubectl: the pods of one controller share their spec", "[io][trace][kubectl]")
+{
+  const auto pod = [](const std::string& name, const std::string& owner, const std::string& labels,
+                      const std::string& annotations) {
+    std::string refs;
+    if (!owner.empty()) {
+      refs = R"(, "ownerReferences": [{"kind": "ReplicaSet", "name": ")" + owner + R"(", "controller": true}])";
+    }
+    return R"({"kind": "Pod", "metadata": {"name": ")" + name
+           + R"(", "namespace": "shop", "creationTimestamp": "2024-05-01T10:00:00Z", "labels": )" + labels
+           + R"(, "annotations": )" + annotations + refs
+           + R"(}, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "250m"}}}]}})";
+  };
+  const std::string web = R"({"app": "web"})";
+  const auto pods = read("{\"items\": [" + pod("web-x-1", "web-x", web, R"({"podIP": "10.0.0.1"})") + ", "
+                             + pod("web-x-2", "web-x", web, R"({"podIP": "10.0.0.2"})") + ", "
+                             + pod("web-x-3", "web-x", R"({"app": "web", "pod-name": "web-x-3"})", "{}") + ", "
+                             + pod("web-x-4", "web-x", web, R"({"controller.kubernetes.io/pod-deletion-cost": "5"})")
+                             + ", " + pod("api-y-1", "api-y", web, "{}") + ", " + pod("bare-1", "", web, "{}") + ", "
+                             + pod("bare-2", "", web, "{}") + "]}",
+                         io::TraceFormat::kubectl);
+  REQUIRE(pods.size() == 7);
+  // Annotations that change no scheduling fact (a pod IP) leave the spec shared.
+  CHECK(pods[0].spec == pods[1].spec);
+  CHECK(pods[0].spec->template_name == "web-x");
+  CHECK(pods[0].spec->annotations.empty());
+  CHECK(pods[0].spec->counted_with == nullptr);
+  // Another spec of the same ReplicaSet counts with its first (kube-scheduler's default spreading).
+  CHECK(pods[2].spec != pods[0].spec);
+  CHECK(pods[2].spec->counted_with == pods[0].spec);
+  CHECK(pods[3].spec != pods[0].spec);
+  CHECK(pods[3].spec->deletion_cost == 5);
+  CHECK(pods[3].spec->counted_with == pods[0].spec);
+  // Another controller, and pods without one, keep their own.
+  CHECK(pods[4].spec != pods[0].spec);
+  CHECK(pods[4].spec->template_name == "api-y");
+  CHECK(pods[4].spec->counted_with == nullptr);
+  CHECK(pods[5].spec != pods[6].spec);
+  CHECK(pods[5].spec->template_name == "bare-1");
+}
+
 TEST_CASE("trace: write then read gives the same pods", "[io][trace]")
 {
   auto spec = std::make_shared<model::PodSpec>();
