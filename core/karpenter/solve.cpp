@@ -459,11 +459,13 @@ struct ExistingSnapshot
   bool running_known = false;
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> running;
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> anti_affinity;
-  // countDomains over all of `running` per topology group (by identity), kept while the cluster
-  // state stands: consolidation solves once per candidate and each only takes its batch out, so
-  // counting every running pod in every solve made a large spread group quadratic.
+  // countDomains over all of `running` per topology group (by identity), kept while the nodes
+  // stand and updated through the bindings since: consolidation solves once per candidate and
+  // each only takes its batch out, so counting every running pod in every solve made a large
+  // spread group quadratic (and recounting every group per cluster state made many groups so).
   struct GroupCounts
   {
+    TopologyGroup group; // what counts (selector, namespaces, key, node filter)
     std::vector<ValueId> node_domains;                  // registered by existing nodes
     std::vector<std::pair<ValueId, std::int32_t>> pods; // counted pods per domain, by domain
   };
@@ -1383,7 +1385,10 @@ private:
   [[nodiscard]] bool update_snapshot_incrementally();
   void add_pool_share(const ExistingNode& e, std::int64_t sign);
   [[nodiscard]] ExistingNode make_existing(cluster::NodeIndex i) const;
-  void refresh_snapshot(); // apply the bindings made since the snapshot
+  // Applies the bindings made since the snapshot; `nodes_changed`: nodes changed too (the
+  // kept topology counts are dropped).
+  void refresh_snapshot(bool nodes_changed);
+  void count_bindings(std::size_t from); // the kept topology counts through binding_log()[from..]
   static void set_remaining(ExistingNode& e);
 #ifndef NDEBUG
   void check_snapshot_against_fresh(const char* what);
@@ -1915,11 +1920,18 @@ void Scheduler::set_remaining(ExistingNode& e)
   }
 }
 
-void Scheduler::refresh_snapshot()
+void Scheduler::refresh_snapshot(bool nodes_changed)
 {
   ++m_cache.snapshot_builds;
   auto& snap = m_cache.existing;
   const auto& log = m_cluster.binding_log();
+  // Many bindings cost more than counting each group's pods afresh on its next use.
+  constexpr std::size_t k_max_counted_bindings = 512;
+  if (nodes_changed || log.size() - snap.bindings > k_max_counted_bindings) {
+    snap.group_counts.clear();
+  } else {
+    count_bindings(snap.bindings);
+  }
   for (std::size_t i = snap.bindings; i < log.size(); ++i) {
     const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
                                      std::pair<cluster::NodeIndex, std::uint32_t>{log[i].node, 0});
@@ -1934,10 +1946,45 @@ void Scheduler::refresh_snapshot()
   snap.running_known = false;
   snap.running.clear();
   snap.anti_affinity.clear();
-  snap.group_counts.clear();
 #ifndef NDEBUG
   check_snapshot_against_fresh("refreshed");
 #endif
+}
+
+void Scheduler::count_bindings(std::size_t from)
+{
+  // The nodes stand (the node epoch is the snapshot's): a binding's node is alive, and the pod
+  // counts where its node is, with the spec it has now (binding pins a spec to a zone, which no
+  // selector reads).
+  auto& snap = m_cache.existing;
+  const auto& log = m_cluster.binding_log();
+  for (auto& [id, counts] : snap.group_counts) {
+    auto& pods = counts.pods;
+    DomainMemo memo;
+    for (std::size_t i = from; i < log.size(); ++i) {
+      const auto& change = log[i];
+      if (m_cluster.pod(change.pod).pod.is_daemon) {
+        continue;
+      }
+      const auto domain = running_domain(counts.group, change.pod, change.node, memo);
+      if (!domain) {
+        continue;
+      }
+      auto it = std::lower_bound(pods.begin(), pods.end(), std::pair<ValueId, std::int32_t>{*domain, 0});
+      if (change.bound) {
+        if (it == pods.end() || it->first != *domain) {
+          it = pods.insert(it, {*domain, 0});
+        }
+        ++it->second;
+      } else {
+        CAPSIM_CHECK(it != pods.end() && it->first == *domain && it->second > 0,
+                     "solve: an unbound pod was not counted in its topology domain");
+        if (--it->second == 0) {
+          pods.erase(it);
+        }
+      }
+    }
+  }
 }
 
 #ifndef NDEBUG
@@ -2182,7 +2229,7 @@ bool Scheduler::update_snapshot_incrementally()
     snap.index.rebuild_from(list, from);
   }
   snap.epoch = m_cluster.node_epoch();
-  refresh_snapshot(); // the bindings since (debug builds compare the result with a fresh build)
+  refresh_snapshot(true); // the bindings since (debug builds compare the result with a fresh build)
   return true;
 }
 
@@ -2334,7 +2381,7 @@ void Scheduler::prepare_existing()
 {
   m_cache.forget_terminated(m_cluster);
   if (snapshot_refreshable()) {
-    refresh_snapshot();
+    refresh_snapshot(false);
   } else if (!snapshot_current()) {
     build_snapshot();
   }
@@ -3310,6 +3357,7 @@ const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup
   if (!inserted) {
     return out;
   }
+  out.group = g;
   const auto& nodes = m_cluster.nodes();
   // Domains of existing nodes (not in-flight NodeClaims without a Node) that pass the filter.
   for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
