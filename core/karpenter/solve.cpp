@@ -454,10 +454,16 @@ struct ExistingSnapshot
   // Per NodePool input: capacity and count of its nodes in `nodes` (updateRemainingResources).
   std::vector<model::Resources> pool_capacity;
   std::vector<std::int64_t> pool_nodes;
-  // Bound pods of alive nodes (in node order) and those with required pod anti-affinity; listed
-  // on first use.
+  // Bound pods of alive nodes (by spec: a group asks each spec once whether it counts) and those
+  // with required pod anti-affinity; listed on first use.
+  struct RunningPod
+  {
+    const model::PodSpec* spec = nullptr;
+    cluster::PodIndex pod = cluster::k_none;
+    cluster::NodeIndex node = cluster::k_none;
+  };
   bool running_known = false;
-  std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> running;
+  std::vector<RunningPod> running;
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> anti_affinity;
   // countDomains over all of `running` per topology group (by identity), kept while the nodes
   // stand and updated through the bindings since: consolidation solves once per candidate and
@@ -470,6 +476,9 @@ struct ExistingSnapshot
     std::vector<std::pair<ValueId, std::int32_t>> pods; // counted pods per domain, by domain
   };
   std::unordered_map<std::string, GroupCounts> group_counts;
+  // Per topology group (by identity): whether it counts a spec's pods (selector, namespaces),
+  // asked once per spec while the snapshot's inputs stand.
+  std::unordered_map<std::string, std::unordered_map<const model::PodSpec*, bool>> counts_spec;
 };
 
 // The first position other than `skip` (and other than node `skip_node`) whose node is Ready and
@@ -1450,6 +1459,7 @@ private:
   // are listed node by node.
   struct DomainMemo
   {
+    std::unordered_map<const model::PodSpec*, bool>* known = nullptr; // ExistingSnapshot::counts_spec's
     const model::PodSpec* spec = nullptr;
     bool spec_counts = false;
     cluster::NodeIndex node = cluster::k_none;
@@ -1961,6 +1971,7 @@ void Scheduler::count_bindings(std::size_t from)
   for (auto& [id, counts] : snap.group_counts) {
     auto& pods = counts.pods;
     DomainMemo memo;
+    memo.known = &snap.counts_spec[id];
     for (std::size_t i = from; i < log.size(); ++i) {
       const auto& change = log[i];
       if (m_cluster.pod(change.pod).pod.is_daemon) {
@@ -3337,7 +3348,15 @@ std::optional<ValueId> Scheduler::running_domain(const TopologyGroup& g, cluster
   }
   if (spec != memo.spec) {
     memo.spec = spec;
-    memo.spec_counts = g.counts_existing(*spec);
+    if (memo.known == nullptr) {
+      memo.spec_counts = g.counts_existing(*spec);
+    } else {
+      auto [it, added] = memo.known->try_emplace(spec, false);
+      if (added) {
+        it->second = g.counts_existing(*spec);
+      }
+      memo.spec_counts = it->second;
+    }
   }
   if (!memo.spec_counts) {
     return std::nullopt;
@@ -3376,9 +3395,25 @@ const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup
   std::sort(out.node_domains.begin(), out.node_domains.end());
   out.node_domains.erase(std::unique(out.node_domains.begin(), out.node_domains.end()), out.node_domains.end());
   // Scheduled pods matching the selector.
-  DomainMemo memo;
-  for (const auto& [pi, ni] : snap.running) {
-    const auto domain = running_domain(g, pi, ni, memo);
+  auto& known = snap.counts_spec[id];
+  const model::PodSpec* spec = nullptr;
+  bool counts = false;
+  for (const auto& r : snap.running) {
+    if (r.spec != spec) {
+      spec = r.spec;
+      counts = false;
+      if (spec != nullptr) {
+        auto [k, added] = known.try_emplace(spec, false);
+        if (added) {
+          k->second = g.counts_existing(*spec);
+        }
+        counts = k->second;
+      }
+    }
+    if (!counts) {
+      continue;
+    }
+    const auto domain = counted_domain(g, r.node);
     if (!domain) {
       continue;
     }
@@ -3410,6 +3445,7 @@ void Scheduler::count_domains(TopologyGroup& g, const std::string& id)
   auto& minus = m_scratch.batch_domains;
   minus.clear();
   DomainMemo memo;
+  memo.known = &m_cache.existing.counts_spec[id];
   for (const cluster::PodIndex pi : m_batch) {
     // In ExistingSnapshot::running: bound (not as a DaemonSet pod) to an alive node.
     const auto& p = m_cluster.pod(pi);
@@ -3446,8 +3482,9 @@ void Scheduler::count_domains(TopologyGroup& g, const std::string& id)
       fresh.register_domain(d);
     }
   }
-  for (const auto& [pi, ni] : m_cache.existing.running) {
-    CAPSIM_CHECK(m_cluster.pod(pi).node == ni, "solve: a running pod's node differs from its listing");
+  for (const auto& [listed_spec, pi, ni] : m_cache.existing.running) {
+    CAPSIM_CHECK(m_cluster.pod(pi).node == ni && m_cluster.pod(pi).pod.spec.get() == listed_spec,
+                 "solve: a running pod's node or spec differs from its listing");
     if (std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
       continue;
     }
@@ -3587,13 +3624,19 @@ void Scheduler::prepare_topology()
     // Bound pods of alive nodes (any lifecycle), for this cluster state.
     for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
       for (const auto pi : nodes[i].pods) {
-        snap.running.emplace_back(pi, i);
         const auto& spec = m_cluster.pod(pi).pod.spec;
+        snap.running.push_back({spec.get(), pi, i});
         if (spec && !spec->pod_anti_affinity_required.empty()) {
           snap.anti_affinity.emplace_back(pi, i);
         }
       }
     }
+    // (Counts do not depend on the order: any order of the specs does.)
+    std::sort(snap.running.begin(), snap.running.end(),
+              [](const ExistingSnapshot::RunningPod& a, const ExistingSnapshot::RunningPod& b) {
+                return std::less<const model::PodSpec*>()(a.spec, b.spec)
+                       || (a.spec == b.spec && std::pair(a.node, a.pod) < std::pair(b.node, b.pod));
+              });
     snap.running_known = true;
   }
   const auto outside_batch = [&](const std::pair<cluster::PodIndex, cluster::NodeIndex>& r) {
