@@ -341,6 +341,9 @@ private:
   std::map<std::string, std::string> m_managed_replica_sets; // "namespace/name" -> Deployment
   // Pods of the stream that a workload of the stream controls: pod index, "Kind/namespace/name".
   std::vector<std::pair<std::size_t, std::string>> m_adoptions;
+  // The first pod's spec of each controller outside the stream ("namespace/Kind/name"): the
+  // controller's other pods count with it (kube-scheduler's default spreading).
+  std::map<std::string, model::PodSpecPtr> m_unlisted_controllers;
   std::map<std::string, std::int32_t> m_job_completions; // "Job/namespace/name" -> Succeeded pods
   std::optional<SourceLocation> m_scenario_location;
   // Locations for cross-references.
@@ -1683,11 +1686,17 @@ void ScenarioParser::read_pod(const Doc& d)
   ctx.admitted = m_dump;
   auto t = read_pod_template(m_r, d.root, child(d.root, "metadata"), child(d.root, "spec"), w + ".spec", ctx);
   t.spec.template_name = d.name;
+  std::string unlisted;
   if (const auto controller = controller_of(d, t)) {
     if (controller->first == "DaemonSet") {
       return; // the stream's DaemonSet places a pod like it on every node it selects
     }
     m_adoptions.emplace_back(m_s.pods.size(), controller->second);
+  } else if (!t.owner_name.empty() && !t.daemon_owned) {
+    unlisted = fmt::format("{}/{}/{}", d.namespace_, t.owner_kind, t.owner_name);
+    if (const auto it = m_unlisted_controllers.find(unlisted); it != m_unlisted_controllers.end()) {
+      t.spec.counted_with = it->second;
+    }
   }
   model::Pod pod;
   pod.name = d.name;
@@ -1701,6 +1710,9 @@ void ScenarioParser::read_pod(const Doc& d)
     m_pod_claims.push_back({m_s.pods.size(), std::move(t.claims), {}, w, m_r.location(d.root)});
   }
   pod.spec = std::make_shared<const model::PodSpec>(std::move(t.spec));
+  if (!unlisted.empty()) {
+    m_unlisted_controllers.try_emplace(unlisted, pod.spec);
+  }
   if (!pod.node_name.empty()) {
     m_bound_pod_nodes.emplace_back(m_s.pods.size(), child(child(d.root, "spec"), "nodeName"));
     const auto started = child(child(d.root, "status"), "startTime");

@@ -612,8 +612,26 @@ metadata:
 spec:
   nodeName: n1
   containers: [{name: c, resources: {requests: {cpu: 50m}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bound-2
+  namespace: kube-system
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: u, controller: true}]
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: 250m, memory: 64Mi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: other-rs
+  namespace: kube-system
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs-2, uid: u, controller: true}]
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: 250m, memory: 64Mi}}}]
 )");
-  REQUIRE(s.pods.size() == 3); // the Succeeded pod holds nothing
+  REQUIRE(s.pods.size() == 5); // the Succeeded pod holds nothing
   const auto& b = s.pods[0];
   CHECK(b.name == "bound");
   CHECK(b.node_name == "n1");
@@ -632,6 +650,11 @@ spec:
   CHECK(ds.is_daemon);
   CHECK(ds.spec->owner == model::OwnerKind::daemon_set);
   CHECK(s.find_template("pending") == p.spec);
+  // The pods of a ReplicaSet the stream does not have count together (kube-scheduler's default
+  // spreading): the later ones with the first.
+  CHECK(b.spec->counted_with == nullptr);
+  CHECK(s.pods[3].spec->counted_with == b.spec);
+  CHECK(s.pods[4].spec->counted_with == nullptr);
 
   REQUIRE_ERROR(k_scenario + R"(---
 apiVersion: v1
