@@ -464,6 +464,7 @@ struct ExistingSnapshot
   };
   bool running_known = false;
   std::vector<RunningPod> running;
+  std::vector<std::uint32_t> spec_starts; // where each spec's pods start in `running`
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> anti_affinity;
   // countDomains over all of `running` per topology group (by identity), kept while the nodes
   // stand and updated through the bindings since: consolidation solves once per candidate and
@@ -1955,6 +1956,7 @@ void Scheduler::refresh_snapshot(bool nodes_changed)
   snap.bindings = log.size();
   snap.running_known = false;
   snap.running.clear();
+  snap.spec_starts.clear();
   snap.anti_affinity.clear();
 #ifndef NDEBUG
   check_snapshot_against_fresh("refreshed");
@@ -3396,31 +3398,30 @@ const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup
   out.node_domains.erase(std::unique(out.node_domains.begin(), out.node_domains.end()), out.node_domains.end());
   // Scheduled pods matching the selector.
   auto& known = snap.counts_spec[id];
-  const model::PodSpec* spec = nullptr;
-  bool counts = false;
-  for (const auto& r : snap.running) {
-    if (r.spec != spec) {
-      spec = r.spec;
-      counts = false;
-      if (spec != nullptr) {
-        auto [k, added] = known.try_emplace(spec, false);
-        if (added) {
-          k->second = g.counts_existing(*spec);
-        }
-        counts = k->second;
+  for (std::size_t run = 0; run < snap.spec_starts.size(); ++run) {
+    const std::size_t begin = snap.spec_starts[run];
+    const std::size_t end = run + 1 < snap.spec_starts.size() ? snap.spec_starts[run + 1] : snap.running.size();
+    const model::PodSpec* spec = snap.running[begin].spec;
+    if (spec == nullptr) {
+      continue;
+    }
+    auto [k, added] = known.try_emplace(spec, false);
+    if (added) {
+      k->second = g.counts_existing(*spec);
+    }
+    if (!k->second) {
+      continue;
+    }
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto domain = counted_domain(g, snap.running[i].node);
+      if (!domain) {
+        continue;
       }
+      if (out.pods.empty() || out.pods.back().first != *domain) {
+        out.pods.emplace_back(*domain, 0);
+      }
+      ++out.pods.back().second;
     }
-    if (!counts) {
-      continue;
-    }
-    const auto domain = counted_domain(g, r.node);
-    if (!domain) {
-      continue;
-    }
-    if (out.pods.empty() || out.pods.back().first != *domain) {
-      out.pods.emplace_back(*domain, 0);
-    }
-    ++out.pods.back().second;
   }
   std::sort(out.pods.begin(), out.pods.end());
   std::size_t kept = 0;
@@ -3637,6 +3638,11 @@ void Scheduler::prepare_topology()
                 return std::less<const model::PodSpec*>()(a.spec, b.spec)
                        || (a.spec == b.spec && std::pair(a.node, a.pod) < std::pair(b.node, b.pod));
               });
+    for (std::size_t i = 0; i < snap.running.size(); ++i) {
+      if (i == 0 || snap.running[i].spec != snap.running[i - 1].spec) {
+        snap.spec_starts.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
     snap.running_known = true;
   }
   const auto outside_batch = [&](const std::pair<cluster::PodIndex, cluster::NodeIndex>& r) {
