@@ -478,9 +478,24 @@ struct ExistingSnapshot
   };
   std::unordered_map<std::string, GroupCounts> group_counts;
   // Per topology group (by identity): whether it counts a spec's pods (selector, namespaces),
-  // asked once per spec while the snapshot's inputs stand.
-  std::unordered_map<std::string, std::unordered_map<const model::PodSpec*, bool>> counts_spec;
+  // asked once per spec while the snapshot's inputs stand; sorted by spec, as `running` is.
+  using SpecCounts = std::vector<std::pair<const model::PodSpec*, bool>>;
+  std::unordered_map<std::string, SpecCounts> counts_spec;
 };
+
+// Whether g counts the pods of `spec`, from `known` (asked and kept there on first use).
+bool counts_pods_of(ExistingSnapshot::SpecCounts& known, const TopologyGroup& g, const model::PodSpec* spec)
+{
+  const auto it = std::lower_bound(known.begin(), known.end(), spec, [](const auto& k, const model::PodSpec* s) {
+    return std::less<const model::PodSpec*>()(k.first, s);
+  });
+  if (it != known.end() && it->first == spec) {
+    return it->second;
+  }
+  const bool counts = g.counts_existing(*spec);
+  known.insert(it, {spec, counts});
+  return counts;
+}
 
 // The first position other than `skip` (and other than node `skip_node`) whose node is Ready and
 // may fit `want`, or k_end. A moved pod that fits no Ready node vetoes a delete wherever it goes:
@@ -1323,6 +1338,7 @@ struct SolveScratch
   std::vector<TypeSet> spot_room;
   std::vector<Placement> placements;
   std::vector<ValueId> batch_domains; // count_domains: the batch's running pods' domains
+  ExistingSnapshot::SpecCounts asked_specs; // group_counts: the specs new to a group
 };
 
 // The thread's scratch, or a new `fallback` when a solve on this thread is already using it
@@ -1460,7 +1476,7 @@ private:
   // are listed node by node.
   struct DomainMemo
   {
-    std::unordered_map<const model::PodSpec*, bool>* known = nullptr; // ExistingSnapshot::counts_spec's
+    ExistingSnapshot::SpecCounts* known = nullptr; // ExistingSnapshot::counts_spec's
     const model::PodSpec* spec = nullptr;
     bool spec_counts = false;
     cluster::NodeIndex node = cluster::k_none;
@@ -3350,15 +3366,7 @@ std::optional<ValueId> Scheduler::running_domain(const TopologyGroup& g, cluster
   }
   if (spec != memo.spec) {
     memo.spec = spec;
-    if (memo.known == nullptr) {
-      memo.spec_counts = g.counts_existing(*spec);
-    } else {
-      auto [it, added] = memo.known->try_emplace(spec, false);
-      if (added) {
-        it->second = g.counts_existing(*spec);
-      }
-      memo.spec_counts = it->second;
-    }
+    memo.spec_counts = memo.known == nullptr ? g.counts_existing(*spec) : counts_pods_of(*memo.known, g, spec);
   }
   if (!memo.spec_counts) {
     return std::nullopt;
@@ -3397,7 +3405,11 @@ const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup
   std::sort(out.node_domains.begin(), out.node_domains.end());
   out.node_domains.erase(std::unique(out.node_domains.begin(), out.node_domains.end()), out.node_domains.end());
   // Scheduled pods matching the selector.
+  // (Both lists are sorted by spec: a walk along them, asking only the specs new to the group.)
   auto& known = snap.counts_spec[id];
+  auto& asked = m_scratch.asked_specs;
+  asked.clear();
+  std::size_t k = 0;
   for (std::size_t run = 0; run < snap.spec_starts.size(); ++run) {
     const std::size_t begin = snap.spec_starts[run];
     const std::size_t end = run + 1 < snap.spec_starts.size() ? snap.spec_starts[run + 1] : snap.running.size();
@@ -3405,11 +3417,17 @@ const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup
     if (spec == nullptr) {
       continue;
     }
-    auto [k, added] = known.try_emplace(spec, false);
-    if (added) {
-      k->second = g.counts_existing(*spec);
+    while (k < known.size() && std::less<const model::PodSpec*>()(known[k].first, spec)) {
+      ++k;
     }
-    if (!k->second) {
+    bool counts = false;
+    if (k < known.size() && known[k].first == spec) {
+      counts = known[k].second;
+    } else {
+      counts = g.counts_existing(*spec);
+      asked.emplace_back(spec, counts);
+    }
+    if (!counts) {
       continue;
     }
     for (std::size_t i = begin; i < end; ++i) {
@@ -3422,6 +3440,12 @@ const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup
       }
       ++out.pods.back().second;
     }
+  }
+  if (!asked.empty()) {
+    const auto before = [](const auto& a, const auto& b) { return std::less<const model::PodSpec*>()(a.first, b.first); };
+    const auto middle = static_cast<std::ptrdiff_t>(known.size());
+    known.insert(known.end(), asked.begin(), asked.end());
+    std::inplace_merge(known.begin(), known.begin() + middle, known.end(), before);
   }
   std::sort(out.pods.begin(), out.pods.end());
   std::size_t kept = 0;
