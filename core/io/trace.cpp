@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -810,6 +811,215 @@ private:
   std::map<std::string, std::vector<model::PodSpecPtr>> m_by_owner;
 };
 
+// One item of a JSON dump's "items" array: its bytes and where they start (0-based).
+struct JsonItem
+{
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  int line = 0;
+  int column = 0;
+};
+
+// The items of a JSON object whose "items" is an array of objects (the output of `kubectl get
+// pods -A -o json`), found by a scan that checks the object's own syntax and skips values; the
+// items themselves are parsed one at a time (a whole dump as one YAML tree took some 60 bytes
+// of memory per byte of JSON). nullopt for anything else: a single Pod, YAML, an object with
+// another shape or bad syntax, which the whole-document reader then reads or reports.
+class JsonItemScanner
+{
+public:
+  explicit JsonItemScanner(std::string_view text) : m_text(text) {}
+
+  std::optional<std::vector<JsonItem>> scan()
+  {
+    std::vector<JsonItem> items;
+    bool have_items = false;
+    space();
+    if (!take('{')) {
+      return std::nullopt;
+    }
+    space();
+    if (!take('}')) {
+      for (;;) {
+        std::string key;
+        if (!string(&key)) {
+          return std::nullopt;
+        }
+        space();
+        if (!take(':')) {
+          return std::nullopt;
+        }
+        space();
+        if (key == "items") {
+          if (have_items || !item_array(items)) {
+            return std::nullopt;
+          }
+          have_items = true;
+        } else if (key == "kind") {
+          std::string kind;
+          if (at('"') ? !string(&kind) : !value()) {
+            return std::nullopt;
+          }
+          if (kind == "Pod") {
+            return std::nullopt; // a single Pod
+          }
+        } else if (!value()) {
+          return std::nullopt;
+        }
+        space();
+        if (take('}')) {
+          break;
+        }
+        if (!take(',')) {
+          return std::nullopt;
+        }
+        space();
+      }
+    }
+    space();
+    if (m_pos != m_text.size() || !have_items) {
+      return std::nullopt;
+    }
+    return items;
+  }
+
+private:
+  [[nodiscard]] bool at(char c) const { return m_pos < m_text.size() && m_text[m_pos] == c; }
+
+  void advance()
+  {
+    if (m_text[m_pos] == '\n') {
+      ++m_line;
+      m_column = 0;
+    } else {
+      ++m_column;
+    }
+    ++m_pos;
+  }
+
+  bool take(char c)
+  {
+    if (!at(c)) {
+      return false;
+    }
+    advance();
+    return true;
+  }
+
+  void space()
+  {
+    while (m_pos < m_text.size()
+           && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r')) {
+      advance();
+    }
+  }
+
+  // A string; its characters in *out (escapes other than \" and \\ kept as written: keys and
+  // kinds compared here have none).
+  bool string(std::string* out)
+  {
+    if (!take('"')) {
+      return false;
+    }
+    while (m_pos < m_text.size()) {
+      const char c = m_text[m_pos];
+      if (c == '"') {
+        advance();
+        return true;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) {
+        return false;
+      }
+      if (c == '\\') {
+        advance();
+        if (m_pos == m_text.size()) {
+          return false;
+        }
+      }
+      if (out != nullptr) {
+        out->push_back(m_text[m_pos]);
+      }
+      advance();
+    }
+    return false;
+  }
+
+  // Any value, skipped: strings, balanced objects and arrays (their insides left to the parser
+  // of the items, or ignored), and scalar words.
+  bool value()
+  {
+    if (at('"')) {
+      return string(nullptr);
+    }
+    if (at('{') || at('[')) {
+      std::string closers; // the brackets still open, innermost last
+      while (m_pos < m_text.size()) {
+        const char c = m_text[m_pos];
+        if (c == '"') {
+          if (!string(nullptr)) {
+            return false;
+          }
+          continue;
+        }
+        if (c == '{' || c == '[') {
+          closers.push_back(c == '{' ? '}' : ']');
+        } else if (c == '}' || c == ']') {
+          if (closers.empty() || closers.back() != c) {
+            return false;
+          }
+          closers.pop_back();
+        }
+        advance();
+        if (closers.empty()) {
+          return true;
+        }
+      }
+      return false;
+    }
+    const std::size_t start = m_pos;
+    while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) != 0
+                                      || m_text[m_pos] == '-' || m_text[m_pos] == '+' || m_text[m_pos] == '.')) {
+      advance();
+    }
+    return m_pos > start;
+  }
+
+  bool item_array(std::vector<JsonItem>& items)
+  {
+    if (!take('[')) {
+      return false;
+    }
+    space();
+    if (take(']')) {
+      return true;
+    }
+    for (;;) {
+      if (!at('{')) {
+        return false;
+      }
+      JsonItem item{m_pos, 0, m_line, m_column};
+      if (!value()) {
+        return false;
+      }
+      item.end = m_pos;
+      items.push_back(item);
+      space();
+      if (take(']')) {
+        return true;
+      }
+      if (!take(',')) {
+        return false;
+      }
+      space();
+    }
+  }
+
+  std::string_view m_text;
+  std::size_t m_pos = 0;
+  int m_line = 0;
+  int m_column = 0;
+};
+
 void read_kubectl(std::istream& in, const std::string& source, const TraceOptions& options,
                   std::vector<model::Pod>& out, Diagnostics& diagnostics)
 {
@@ -825,105 +1035,124 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
     }
   }
   check_text(text, source, 64);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(SourceLocation{source, e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.line + 1),
-                                    e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.column + 1)},
-                     fmt::format("invalid JSON/YAML: {}", e.msg));
-  }
   YamlReader r(source, diagnostics);
-  try {
-    if (!within_node_budget(root, 50'000'000, 128)) {
-      throw InputError(SourceLocation{source, 1, 1}, "the dump is too large or too deep once YAML aliases are expanded");
+  std::vector<model::Pod> pods;
+  std::optional<std::int64_t> earliest;
+  std::size_t index = 0;
+  ControllerSpecs shared;
+  // One item: false once the errors are too many to go on.
+  const auto read_item = [&](const YAML::Node& item) {
+    ++index;
+    if (!item.IsMap()) {
+      r.error(item, "each item must be a Pod object");
+      return true;
     }
-    if (!present(root) || !root.IsMap()) {
-      throw InputError(SourceLocation{source, 1, 1},
-                       "expected the output of `kubectl get pods -A -o json` (an object with 'items')");
+    const auto k = child(item, "kind");
+    if (present(k) && k.IsScalar() && k.Scalar() != "Pod") {
+      r.error(k, fmt::format("items must be Pods (got kind '{}')", k.Scalar()));
+      return true;
     }
-    std::vector<YAML::Node> items;
-    const auto kind = child(root, "kind");
-    if (present(kind) && kind.IsScalar() && kind.Scalar() == "Pod") {
-      items.push_back(root);
-    } else {
-      const auto list = child(root, "items");
-      if (!present(list) || !list.IsSequence()) {
-        throw InputError(r.location(root),
-                         "expected the output of `kubectl get pods -A -o json` (an object with 'items')");
-      }
-      for (const auto& item : list) {
-        items.push_back(item);
-      }
+    const auto md = child(item, "metadata");
+    const auto status = child(item, "status");
+    const std::string name = present(child(md, "name")) && child(md, "name").IsScalar() ? child(md, "name").Scalar()
+                                                                                        : fmt::format("pod-{}", index);
+    PodContext ctx;
+    ctx.admitted = true;
+    auto t = read_pod_template(r, item, md, child(item, "spec"), fmt::format("Pod/{}.spec", name), ctx);
+    if (t.daemon_owned || t.mirror) {
+      return true; // DaemonSet and static pods follow nodes; model them with DaemonSets
     }
-    std::vector<model::Pod> pods;
-    std::optional<std::int64_t> earliest;
-    std::size_t index = 0;
-    ControllerSpecs shared;
-    for (const auto& item : items) {
-      ++index;
-      if (!item.IsMap()) {
-        r.error(item, "each item must be a Pod object");
-        continue;
-      }
-      const auto k = child(item, "kind");
-      if (present(k) && k.IsScalar() && k.Scalar() != "Pod") {
-        r.error(k, fmt::format("items must be Pods (got kind '{}')", k.Scalar()));
-        continue;
-      }
-      const auto md = child(item, "metadata");
-      const auto status = child(item, "status");
-      const std::string name = present(child(md, "name")) && child(md, "name").IsScalar() ? child(md, "name").Scalar()
-                                                                                          : fmt::format("pod-{}", index);
-      PodContext ctx;
-      ctx.admitted = true;
-      auto t = read_pod_template(r, item, md, child(item, "spec"), fmt::format("Pod/{}.spec", name), ctx);
-      if (t.daemon_owned || t.mirror) {
-        continue; // DaemonSet and static pods follow nodes; model them with DaemonSets
-      }
-      const auto created = yaml_time(child(md, "creationTimestamp"));
-      if (!created) {
-        r.error(present(md) ? md : item, fmt::format("Pod/{}: metadata.creationTimestamp is missing or not RFC 3339", name));
-        continue;
-      }
-      model::Pod pod;
-      pod.arrival = *created;
-      if (const auto deleted = yaml_time(child(md, "deletionTimestamp"))) {
-        pod.departure = std::max(*deleted, *created);
-      }
-      const auto phase = child(status, "phase");
-      const std::string ph = present(phase) && phase.IsScalar() ? phase.Scalar() : "";
-      if (ph == "Succeeded" || ph == "Failed") {
-        // Finished: replay its running time (latest container finish - start).
-        const auto started = yaml_time(child(status, "startTime"));
-        std::optional<std::int64_t> finished;
-        if (const auto statuses = child(status, "containerStatuses"); statuses.IsSequence()) {
-          for (const auto& cs : statuses) {
-            if (auto f = yaml_time(child(child(child(cs, "state"), "terminated"), "finishedAt"))) {
-              finished = finished ? std::max(*finished, *f) : *f;
-            }
+    const auto created = yaml_time(child(md, "creationTimestamp"));
+    if (!created) {
+      r.error(present(md) ? md : item, fmt::format("Pod/{}: metadata.creationTimestamp is missing or not RFC 3339", name));
+      return true;
+    }
+    model::Pod pod;
+    pod.arrival = *created;
+    if (const auto deleted = yaml_time(child(md, "deletionTimestamp"))) {
+      pod.departure = std::max(*deleted, *created);
+    }
+    const auto phase = child(status, "phase");
+    const std::string ph = present(phase) && phase.IsScalar() ? phase.Scalar() : "";
+    if (ph == "Succeeded" || ph == "Failed") {
+      // Finished: replay its running time (latest container finish - start).
+      const auto started = yaml_time(child(status, "startTime"));
+      std::optional<std::int64_t> finished;
+      if (const auto statuses = child(status, "containerStatuses"); statuses.IsSequence()) {
+        for (const auto& cs : statuses) {
+          if (auto f = yaml_time(child(child(child(cs, "state"), "terminated"), "finishedAt"))) {
+            finished = finished ? std::max(*finished, *f) : *f;
           }
         }
-        if (!started || !finished) {
-          continue; // no timing: nothing to replay
+      }
+      if (!started || !finished) {
+        return true; // no timing: nothing to replay
+      }
+      pod.runtime = std::max<std::int64_t>(0, *finished - *started);
+    }
+    pod.name = name;
+    pod.requests = t.spec.requests;
+    t.spec.annotations.clear(); // read above; a dump's pods carry their own (IPs, hashes)
+    if (t.owner_name.empty()) {
+      t.spec.template_name = name;
+      pod.spec = std::make_shared<const model::PodSpec>(std::move(t.spec));
+    } else {
+      t.spec.template_name = t.owner_name;
+      const std::string owner = fmt::format("{}/{}/{}", t.spec.namespace_, t.owner_kind, t.owner_name);
+      pod.spec = shared.share(std::move(t.spec), owner);
+    }
+    earliest = earliest ? std::min(*earliest, pod.arrival) : pod.arrival;
+    pods.push_back(std::move(pod));
+    return diagnostics.size() < Diagnostics::k_max_errors;
+  };
+  const auto parse_error = [&](const YAML::Exception& e) {
+    return InputError(r.location(e.mark), fmt::format("invalid JSON/YAML: {}", e.msg));
+  };
+  try {
+    if (const auto items = JsonItemScanner(text).scan()) {
+      for (const auto& piece : *items) {
+        r.set_origin(piece.line, piece.column);
+        YAML::Node item;
+        try {
+          item = YAML::Load(text.substr(piece.begin, piece.end - piece.begin));
+        } catch (const YAML::Exception& e) {
+          throw parse_error(e);
         }
-        pod.runtime = std::max<std::int64_t>(0, *finished - *started);
+        if (!within_node_budget(item, 50'000'000, 128)) {
+          throw InputError(r.location(item), "the dump is too large or too deep once YAML aliases are expanded");
+        }
+        if (!read_item(item)) {
+          break;
+        }
       }
-      pod.name = name;
-      pod.requests = t.spec.requests;
-      t.spec.annotations.clear(); // read above; a dump's pods carry their own (IPs, hashes)
-      if (t.owner_name.empty()) {
-        t.spec.template_name = name;
-        pod.spec = std::make_shared<const model::PodSpec>(std::move(t.spec));
+    } else {
+      YAML::Node root;
+      try {
+        root = YAML::Load(text);
+      } catch (const YAML::Exception& e) {
+        throw parse_error(e);
+      }
+      if (!within_node_budget(root, 50'000'000, 128)) {
+        throw InputError(SourceLocation{source, 1, 1}, "the dump is too large or too deep once YAML aliases are expanded");
+      }
+      if (!present(root) || !root.IsMap()) {
+        throw InputError(SourceLocation{source, 1, 1},
+                         "expected the output of `kubectl get pods -A -o json` (an object with 'items')");
+      }
+      const auto kind = child(root, "kind");
+      if (present(kind) && kind.IsScalar() && kind.Scalar() == "Pod") {
+        (void)read_item(root);
       } else {
-        t.spec.template_name = t.owner_name;
-        const std::string owner = fmt::format("{}/{}/{}", t.spec.namespace_, t.owner_kind, t.owner_name);
-        pod.spec = shared.share(std::move(t.spec), owner);
-      }
-      earliest = earliest ? std::min(*earliest, pod.arrival) : pod.arrival;
-      pods.push_back(std::move(pod));
-      if (diagnostics.size() >= Diagnostics::k_max_errors) {
-        break;
+        const auto list = child(root, "items");
+        if (!present(list) || !list.IsSequence()) {
+          throw InputError(r.location(root),
+                           "expected the output of `kubectl get pods -A -o json` (an object with 'items')");
+        }
+        for (const auto& item : list) {
+          if (!read_item(item)) {
+            break;
+          }
+        }
       }
     }
     diagnostics.throw_if_any();
@@ -936,9 +1165,7 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
     }
     out = std::move(pods);
   } catch (const YAML::Exception& e) {
-    diagnostics.error(SourceLocation{source, e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.line + 1),
-                                     e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.column + 1)},
-                      fmt::format("unexpected structure: {}", e.msg));
+    diagnostics.error(r.location(e.mark), fmt::format("unexpected structure: {}", e.msg));
     diagnostics.throw_if_any();
   }
 }

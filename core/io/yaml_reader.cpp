@@ -88,11 +88,17 @@ SourceLocation YamlReader::location(const YAML::Node& node) const
   if (!node.IsDefined()) {
     return SourceLocation{m_file, 0, 0};
   }
-  const YAML::Mark mark = node.Mark();
+  return location(node.Mark());
+}
+
+SourceLocation YamlReader::location(const YAML::Mark& mark) const
+{
   if (mark.is_null() || mark.line < 0 || mark.column < 0) {
     return SourceLocation{m_file, 0, 0};
   }
-  return SourceLocation{m_file, static_cast<std::uint32_t>(mark.line) + 1, static_cast<std::uint32_t>(mark.column) + 1};
+  const int line = m_origin_line + mark.line;
+  const int column = mark.line == 0 ? m_origin_column + mark.column : mark.column;
+  return SourceLocation{m_file, static_cast<std::uint32_t>(line) + 1, static_cast<std::uint32_t>(column) + 1};
 }
 
 void YamlReader::error(const YAML::Node& at, std::string message)

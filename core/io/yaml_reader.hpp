@@ -37,6 +37,16 @@ public:
 
   // Where a node came from: FILE:LINE:COL (1-based), or the --set that created it.
   [[nodiscard]] SourceLocation location(const YAML::Node& node) const;
+  // The same for a yaml-cpp mark (of a node or of a parse error).
+  [[nodiscard]] SourceLocation location(const YAML::Mark& mark) const;
+
+  // The nodes read next were parsed from a piece of the file starting at `line`, `column`
+  // (0-based): their marks are relative to it.
+  void set_origin(int line, int column)
+  {
+    m_origin_line = line;
+    m_origin_column = column;
+  }
 
   void error(const YAML::Node& at, std::string message);
   void error(const SourceLocation& at, std::string message);
@@ -99,6 +109,8 @@ private:
   std::string m_file;
   Diagnostics& m_diagnostics;
   std::vector<SetNode> m_set_nodes;
+  int m_origin_line = 0;
+  int m_origin_column = 0;
 };
 
 // Present and not null (`key:` with no value and `key: ~` count as absent, as in Kubernetes).

@@ -356,6 +356,70 @@ TEST_CASE("trace kubectl: the pods of one controller share their spec", "[io][tr
   CHECK(pods[5].spec->template_name == "bare-1");
 }
 
+TEST_CASE("trace kubectl: a JSON dump's items are read one by one, with the dump's locations", "[io][trace][kubectl]")
+{
+  // kubectl's pretty-printed layout: errors in the second item name the dump's lines.
+  const std::string dump = R"({
+    "apiVersion": "v1",
+    "items": [
+        {
+            "kind": "Pod",
+            "metadata": {"name": "a", "creationTimestamp": "2024-05-01T10:00:00Z"},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
+        },
+        {
+            "kind": "Pod",
+            "metadata": {"name": "b", "creationTimestamp": "2024-05-01T10:00:05Z"},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "lots"}}}]}
+        }
+    ],
+    "kind": "List",
+    "metadata": {"resourceVersion": ""}
+}
+)";
+  const auto e = errors(dump, io::TraceFormat::kubectl);
+  REQUIRE(e.size() == 1);
+  CHECK(e[0] == "tr.csv:12:85: error: 'Pod/b.spec.containers[0].resources.requests.cpu': 'lots' is not a quantity "
+                "(expected a number such as 500m, 2 or 4Gi)");
+  // As the whole document read at once places it (a comment line first makes the dump YAML).
+  const auto whole = errors("# YAML\n" + dump, io::TraceFormat::kubectl);
+  REQUIRE(whole.size() == 1);
+  CHECK(whole[0] == "tr.csv:13:85: error: 'Pod/b.spec.containers[0].resources.requests.cpu': 'lots' is not a "
+                    "quantity (expected a number such as 500m, 2 or 4Gi)");
+  // The same dump as YAML (read as one document) gives the same pods.
+  std::string fixed = dump;
+  fixed.replace(fixed.find("lots"), 4, "2");
+  const auto pods = read(fixed, io::TraceFormat::kubectl);
+  const auto yaml = read(R"(
+apiVersion: v1
+kind: List
+items:
+- kind: Pod
+  metadata: {name: a, creationTimestamp: "2024-05-01T10:00:00Z"}
+  spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+- kind: Pod
+  metadata: {name: b, creationTimestamp: "2024-05-01T10:00:05Z"}
+  spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}
+)",
+                         io::TraceFormat::kubectl);
+  REQUIRE(pods.size() == 2);
+  REQUIRE(yaml.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(pods[i].name == yaml[i].name);
+    CHECK(pods[i].arrival == yaml[i].arrival);
+    CHECK(pods[i].requests == yaml[i].requests);
+  }
+  // Bad syntax inside an item, and outside the items, is reported where it is.
+  const auto inside = errors("{\"items\": [\n  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"]}\n]}",
+                             io::TraceFormat::kubectl);
+  REQUIRE(inside.size() == 1);
+  CHECK(inside[0].rfind("tr.csv:2:", 0) == 0);
+  CHECK(inside[0].find("invalid JSON/YAML") != std::string::npos);
+  const auto outside = errors("{\"items\": [], \"kind\": \"List\" \"metadata\": {}}", io::TraceFormat::kubectl);
+  REQUIRE(outside.size() == 1);
+  CHECK(outside[0].find("invalid JSON/YAML") != std::string::npos);
+}
+
 TEST_CASE("trace: write then read gives the same pods", "[io][trace]")
 {
   auto spec = std::make_shared<model::PodSpec>();
