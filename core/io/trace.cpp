@@ -1035,13 +1035,17 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
     }
   }
   check_text(text, source, 64);
-  YamlReader r(source, diagnostics);
+  YamlReader whole(source, diagnostics);
   std::vector<model::Pod> pods;
   std::optional<std::int64_t> earliest;
   std::size_t index = 0;
   ControllerSpecs shared;
+  Diagnostics found; // the item-by-item reading's, kept unless the dump is read whole after all
+  YamlReader by_item(source, found);
+  YamlReader* reader = &whole; // the reader of the item being read
   // One item: false once the errors are too many to go on.
   const auto read_item = [&](const YAML::Node& item) {
+    auto& r = *reader;
     ++index;
     if (!item.IsMap()) {
       r.error(item, "each item must be a Pod object");
@@ -1103,34 +1107,50 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
     }
     earliest = earliest ? std::min(*earliest, pod.arrival) : pod.arrival;
     pods.push_back(std::move(pod));
-    return diagnostics.size() < Diagnostics::k_max_errors;
-  };
-  const auto parse_error = [&](const YAML::Exception& e) {
-    return InputError(r.location(e.mark), fmt::format("invalid JSON/YAML: {}", e.msg));
+    return r.diagnostics().size() < Diagnostics::k_max_errors;
   };
   try {
+    // The items one by one; an item the scan cut where a YAML parser would not (flow YAML that
+    // only looks like JSON) sends the dump to the whole-document reader.
+    bool read = false;
     if (const auto items = JsonItemScanner(text).scan()) {
+      reader = &by_item;
+      read = true;
       for (const auto& piece : *items) {
-        r.set_origin(piece.line, piece.column);
+        by_item.set_origin(piece.line, piece.column);
         YAML::Node item;
         try {
           item = YAML::Load(text.substr(piece.begin, piece.end - piece.begin));
-        } catch (const YAML::Exception& e) {
-          throw parse_error(e);
+        } catch (const YAML::Exception&) {
+          read = false;
+          break;
         }
         if (!within_node_budget(item, 50'000'000, 128)) {
-          throw InputError(r.location(item), "the dump is too large or too deep once YAML aliases are expanded");
+          throw InputError(by_item.location(item), "the dump is too large or too deep once YAML aliases are expanded");
         }
         if (!read_item(item)) {
           break;
         }
       }
-    } else {
+      reader = &whole;
+      if (read) {
+        for (const auto& d : found.items()) {
+          diagnostics.error(d.location, d.message);
+        }
+      } else {
+        pods.clear();
+        earliest.reset();
+        index = 0;
+        shared = ControllerSpecs{};
+      }
+    }
+    if (!read) {
+      auto& r = whole;
       YAML::Node root;
       try {
         root = YAML::Load(text);
       } catch (const YAML::Exception& e) {
-        throw parse_error(e);
+        throw InputError(r.location(e.mark), fmt::format("invalid JSON/YAML: {}", e.msg));
       }
       if (!within_node_budget(root, 50'000'000, 128)) {
         throw InputError(SourceLocation{source, 1, 1}, "the dump is too large or too deep once YAML aliases are expanded");
@@ -1165,7 +1185,12 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
     }
     out = std::move(pods);
   } catch (const YAML::Exception& e) {
-    diagnostics.error(r.location(e.mark), fmt::format("unexpected structure: {}", e.msg));
+    if (reader == &by_item) {
+      for (const auto& d : found.items()) {
+        diagnostics.error(d.location, d.message);
+      }
+    }
+    diagnostics.error(reader->location(e.mark), fmt::format("unexpected structure: {}", e.msg));
     diagnostics.throw_if_any();
   }
 }

@@ -409,12 +409,29 @@ items:
     CHECK(pods[i].arrival == yaml[i].arrival);
     CHECK(pods[i].requests == yaml[i].requests);
   }
+  // Flow YAML that looks like JSON (single quotes hold a brace) is read as one document.
+  const auto flow = read("{\"items\": [{kind: Pod, metadata: {name: 'a}', creationTimestamp: '2024-05-01T10:00:00Z'}, "
+                         "spec: {containers: [{name: c}]}}, {\"kind\": \"Pod\", \"metadata\": {\"name\": \"b\", "
+                         "\"creationTimestamp\": \"2024-05-01T10:00:01Z\"}, \"spec\": {\"containers\": [{\"name\": "
+                         "\"c\"}]}}]}",
+                         io::TraceFormat::kubectl);
+  REQUIRE(flow.size() == 2);
+  CHECK(flow[0].name == "a}");
+  CHECK(flow[1].name == "b");
   // Bad syntax inside an item, and outside the items, is reported where it is.
   const auto inside = errors("{\"items\": [\n  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"]}\n]}",
                              io::TraceFormat::kubectl);
   REQUIRE(inside.size() == 1);
   CHECK(inside[0].rfind("tr.csv:2:", 0) == 0);
   CHECK(inside[0].find("invalid JSON/YAML") != std::string::npos);
+  // An item the scan takes but the parser refuses: the dump is read whole, which reports only that.
+  const auto refused = errors("{\"items\": [{\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}, \"spec\": "
+                              "{\"containers\": [{\"name\": \"c\", \"resources\": {\"requests\": {\"cpu\": "
+                              "\"lots\"}}}]}},\n {\"kind\": \"Pod\" \"metadata\": {}}]}",
+                              io::TraceFormat::kubectl);
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].rfind("tr.csv:2:", 0) == 0);
+  CHECK(refused[0].find("invalid JSON/YAML") != std::string::npos);
   const auto outside = errors("{\"items\": [], \"kind\": \"List\" \"metadata\": {}}", io::TraceFormat::kubectl);
   REQUIRE(outside.size() == 1);
   CHECK(outside[0].find("invalid JSON/YAML") != std::string::npos);
