@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Release benchmarks (issue #8). Never part of the tests: numbers go to bench/RESULTS.md by hand.
 #   ./scripts/bench.sh            B1 scheduling, kube-scheduler binding, B3 disruption pass,
-#                                 B2/B4 at 10k and 100k pods
-#   ./scripts/bench.sh --full     also the 1,000,000-pod week and a ~4,000-node day (minutes)
+#                                 B2/B4 at 10k and 100k pods, a 5,000-pod kubectl dump's week
+#   ./scripts/bench.sh --full     also the 1,000,000-pod week, a 50,000-pod dump and a
+#                                 ~4,000-node day (minutes)
 # Times are wall and CPU seconds from /usr/bin/time, with peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +65,22 @@ for pods in "${sizes[@]}"; do
     cp "$dir/week.csv" "$spread/week.csv"
     run_engines "$spread" "week, $pods pods, zonal spread"
   fi
+done
+
+# Weeks replayed from kubectl dumps: a template per controller, topology groups per Deployment.
+dump_sizes=(5000)
+if [[ "${1:-}" == "--full" ]]; then
+  dump_sizes+=(50000)
+fi
+for pods in "${dump_sizes[@]}"; do
+  dir="$work/kubectl-$pods"
+  mkdir -p "$dir"
+  cp bench/scenarios/kubectl-week.yaml "$dir/week.yaml"
+  python3 bench/kubectl_dump.py "$pods" 300 "$dir/pods.json"
+  echo "== kubectl dump, $pods pods: trace stats"
+  /usr/bin/time -f "trace stats: %e s wall, %U s user, %M KB peak RSS" \
+    "$capsim" trace stats "$dir/pods.json" --format kubectl >/dev/null
+  run_engines "$dir" "kubectl dump, $pods pods"
 done
 
 if [[ "${1:-}" == "--full" ]]; then
