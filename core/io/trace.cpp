@@ -914,8 +914,8 @@ private:
     }
   }
 
-  // A string; its characters in *out (escapes other than \" and \\ kept as written: keys and
-  // kinds compared here have none).
+  // A string; its characters in *out, an escaped one without its backslash (\uXXXX is not
+  // decoded: a key or kind spelled with one is not recognised, and the dump is read whole).
   bool string(std::string* out)
   {
     if (!take('"')) {
