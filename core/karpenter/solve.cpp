@@ -455,7 +455,7 @@ struct ExistingSnapshot
   std::vector<model::Resources> pool_capacity;
   std::vector<std::int64_t> pool_nodes;
   // Bound pods of alive nodes (by spec: a group asks each spec once whether it counts) and those
-  // with required pod anti-affinity; listed on first use.
+  // with required pod anti-affinity; each listed on first use.
   struct RunningPod
   {
     const model::PodSpec* spec = nullptr;
@@ -463,18 +463,34 @@ struct ExistingSnapshot
     cluster::NodeIndex node = cluster::k_none;
   };
   bool running_known = false;
+  bool anti_affinity_known = false;
   std::vector<RunningPod> running;
   std::vector<std::uint32_t> spec_starts; // where each spec's pods start in `running`
   std::vector<std::pair<cluster::PodIndex, cluster::NodeIndex>> anti_affinity;
-  // countDomains over all of `running` per topology group (by identity), kept while the nodes
-  // stand and updated through the bindings since: consolidation solves once per candidate and
-  // each only takes its batch out, so counting every running pod in every solve made a large
-  // spread group quadratic (and recounting every group per cluster state made many groups so).
+  // countDomains over all of `running` per topology group (by identity), kept across cluster
+  // states and updated through the bindings and node changes since: consolidation solves once
+  // per candidate and each only takes its batch out, so counting every running pod in every
+  // solve made a large spread group quadratic, and recounting every group whenever a node
+  // changed made a cluster of many groups so.
   struct GroupCounts
   {
+    // An alive node's share: the domain the group counts its pods in (when `counted`), whether
+    // it registers that domain as an existing node, and its pods the group counts.
+    struct NodeShare
+    {
+      cluster::NodeIndex node = cluster::k_none;
+      ValueId domain = 0;
+      bool counted = false;
+      bool registers = false;
+      std::int32_t pods = 0;
+    };
     TopologyGroup group; // what counts (selector, namespaces, key, node filter)
-    std::vector<ValueId> node_domains;                  // registered by existing nodes
-    std::vector<std::pair<ValueId, std::int32_t>> pods; // counted pods per domain, by domain
+    std::vector<NodeShare> nodes;                               // by node index
+    std::vector<std::pair<ValueId, std::int32_t>> node_domains; // registering nodes per domain
+    std::vector<std::pair<ValueId, std::int32_t>> pods;         // counted pods per domain
+    // Node changes since a solve last asked for it: kept up to k_max_idle of them, then dropped.
+    std::uint32_t idle = 0;
+    static constexpr std::uint32_t k_max_idle = 32;
   };
   std::unordered_map<std::string, GroupCounts> group_counts;
   // Per topology group (by identity): whether it counts a spec's pods (selector, namespaces),
@@ -1339,6 +1355,7 @@ struct SolveScratch
   std::vector<Placement> placements;
   std::vector<ValueId> batch_domains; // count_domains: the batch's running pods' domains
   ExistingSnapshot::SpecCounts asked_specs; // group_counts: the specs new to a group
+  std::vector<cluster::NodeIndex> changed_nodes; // update_group_counts
 };
 
 // The thread's scratch, or a new `fallback` when a solve on this thread is already using it
@@ -1411,16 +1428,23 @@ private:
   [[nodiscard]] bool update_snapshot_incrementally();
   void add_pool_share(const ExistingNode& e, std::int64_t sign);
   [[nodiscard]] ExistingNode make_existing(cluster::NodeIndex i) const;
-  // Applies the bindings made since the snapshot; `nodes_changed`: nodes changed too (the
-  // kept topology counts are dropped).
-  void refresh_snapshot(bool nodes_changed);
-  void count_bindings(std::size_t from); // the kept topology counts through binding_log()[from..]
+  // Applies the bindings made since the snapshot; the kept topology counts are of the node
+  // epoch `counts_epoch` (nodes changed since when it is not the cluster's).
+  void refresh_snapshot(std::uint64_t counts_epoch);
+  // The kept topology counts, made at binding_log()[bindings] and node epoch `epoch`, brought up
+  // to now (or dropped when that would cost more than counting afresh).
+  void update_group_counts(std::size_t bindings, std::uint64_t epoch);
   static void set_remaining(ExistingNode& e);
 #ifndef NDEBUG
   void check_snapshot_against_fresh(const char* what);
 #endif
   void restore_existing(); // undo this solve's changes to the shared existing-node list
   void prepare_limits();
+  // Which topology groups the solve will have, without counting them: whether there are any
+  // and whether all are over zones or hostnames (the early stop needs no more).
+  void prepare_topology_shape();
+  void list_running();       // ExistingSnapshot::running, once per cluster state
+  void list_anti_affinity(); // ExistingSnapshot::anti_affinity, once per cluster state
   void prepare_topology();
   // SolveOptions::stop_on_delete_veto
   [[nodiscard]] bool narrowed_by_zone_only() const;
@@ -1470,6 +1494,9 @@ private:
   TopologyGroup make_affinity_group(TopologyType type, const model::PodAffinityTerm& term, const model::PodSpec& owner);
   void count_domains(TopologyGroup& g, const std::string& id);
   const ExistingSnapshot::GroupCounts& group_counts(const TopologyGroup& g, const std::string& id);
+  void count_running(const TopologyGroup& g, const std::string& id, ExistingSnapshot::GroupCounts& out);
+  // Node i's share of g's counts (alive), without its pods.
+  [[nodiscard]] ExistingSnapshot::GroupCounts::NodeShare node_share(const TopologyGroup& g, cluster::NodeIndex i);
   // The domain g counts a matching running pod of node `ni` in, or nullopt when none.
   [[nodiscard]] std::optional<ValueId> counted_domain(const TopologyGroup& g, cluster::NodeIndex ni);
   // The last answers of running_domain: a workload's pods share a spec, and the running pods
@@ -1568,6 +1595,10 @@ private:
   std::vector<Placement>& m_placements; // (most consolidation solves stop: no result is made)
   std::uint64_t m_version = 0; // bumps on every placement (failure memo validity)
   bool m_zone_only = false; // stop_on_delete_veto and narrowed_by_zone_only()
+  // prepare_topology_shape
+  bool m_topology_needed = false;      // a pod of the batch has topology
+  bool m_any_groups = false;           // the solve has topology groups (regular or inverse)
+  bool m_groups_zone_or_host = true;   // all of them over zones or hostnames
   // Per template: the options with room for every pod of this solve, in DaemonSet groups
   // without host ports (set with m_zone_only).
   std::vector<TypeSet>& m_spot_room;
@@ -1947,18 +1978,12 @@ void Scheduler::set_remaining(ExistingNode& e)
   }
 }
 
-void Scheduler::refresh_snapshot(bool nodes_changed)
+void Scheduler::refresh_snapshot(std::uint64_t counts_epoch)
 {
   ++m_cache.snapshot_builds;
   auto& snap = m_cache.existing;
   const auto& log = m_cluster.binding_log();
-  // Many bindings cost more than counting each group's pods afresh on its next use.
-  constexpr std::size_t k_max_counted_bindings = 512;
-  if (nodes_changed || log.size() - snap.bindings > k_max_counted_bindings) {
-    snap.group_counts.clear();
-  } else {
-    count_bindings(snap.bindings);
-  }
+  update_group_counts(snap.bindings, counts_epoch);
   for (std::size_t i = snap.bindings; i < log.size(); ++i) {
     const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
                                      std::pair<cluster::NodeIndex, std::uint32_t>{log[i].node, 0});
@@ -1973,45 +1998,130 @@ void Scheduler::refresh_snapshot(bool nodes_changed)
   snap.running_known = false;
   snap.running.clear();
   snap.spec_starts.clear();
+  snap.anti_affinity_known = false;
   snap.anti_affinity.clear();
 #ifndef NDEBUG
   check_snapshot_against_fresh("refreshed");
 #endif
 }
 
-void Scheduler::count_bindings(std::size_t from)
+namespace {
+
+// Adds `delta` to the count of `d` in a list sorted by domain, which keeps no zero counts.
+void add_count(std::vector<std::pair<ValueId, std::int32_t>>& list, ValueId d, std::int32_t delta)
 {
-  // The nodes stand (the node epoch is the snapshot's): a binding's node is alive, and the pod
-  // counts where its node is, with the spec it has now (binding pins a spec to a zone, which no
-  // selector reads).
+  auto it = std::lower_bound(list.begin(), list.end(), std::pair<ValueId, std::int32_t>{d, 0},
+                             [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (it == list.end() || it->first != d) {
+    CAPSIM_CHECK(delta > 0, "solve: a topology count would go below zero");
+    it = list.insert(it, {d, 0});
+  }
+  it->second += delta;
+  CAPSIM_CHECK(it->second >= 0, "solve: a topology count went below zero");
+  if (it->second == 0) {
+    list.erase(it);
+  }
+}
+
+// Adds (sign 1) or takes out (sign -1) a node's share of a group's counts.
+void add_share(ExistingSnapshot::GroupCounts& counts, const ExistingSnapshot::GroupCounts::NodeShare& share,
+               std::int32_t sign)
+{
+  if (share.counted && share.pods > 0) {
+    add_count(counts.pods, share.domain, sign * share.pods);
+  }
+  if (share.registers) {
+    add_count(counts.node_domains, share.domain, sign);
+  }
+}
+
+std::vector<ExistingSnapshot::GroupCounts::NodeShare>::iterator share_of(ExistingSnapshot::GroupCounts& counts,
+                                                                         cluster::NodeIndex node)
+{
+  return std::lower_bound(counts.nodes.begin(), counts.nodes.end(), node,
+                          [](const auto& s, cluster::NodeIndex n) { return s.node < n; });
+}
+
+} // namespace
+
+void Scheduler::update_group_counts(std::size_t bindings, std::uint64_t epoch)
+{
   auto& snap = m_cache.existing;
   const auto& log = m_cluster.binding_log();
+  const auto& node_log = m_cluster.node_log();
+  // Many bindings cost more than counting each group's pods afresh on its next use.
+  constexpr std::size_t k_max_counted_bindings = 512;
+  if (log.size() - bindings > k_max_counted_bindings || node_log.size() != m_cluster.node_epoch()
+      || epoch > node_log.size()) {
+    snap.group_counts.clear();
+    return;
+  }
+  const bool nodes_changed = epoch != m_cluster.node_epoch();
+  if (nodes_changed) {
+    // Groups no solve asked for over many node changes are dropped rather than kept up.
+    std::erase_if(snap.group_counts, [](const auto& entry) { return entry.second.idle >= ExistingSnapshot::GroupCounts::k_max_idle; });
+  }
+  // The nodes changed since, each once.
+  auto& changed = m_scratch.changed_nodes;
+  changed.clear();
+  for (std::size_t k = epoch; k < node_log.size(); ++k) {
+    if (m_cluster.node_stamp(node_log[k]) == k + 1) {
+      changed.push_back(node_log[k]);
+    }
+  }
   for (auto& [id, counts] : snap.group_counts) {
-    auto& pods = counts.pods;
-    DomainMemo memo;
-    memo.known = &snap.counts_spec[id];
-    for (std::size_t i = from; i < log.size(); ++i) {
+    // Bindings first, in the node's share as it was (a dead node's share goes below).
+    auto& known = snap.counts_spec[id];
+    const model::PodSpec* last_spec = nullptr;
+    bool last_counts = false;
+    for (std::size_t i = bindings; i < log.size(); ++i) {
       const auto& change = log[i];
-      if (m_cluster.pod(change.pod).pod.is_daemon) {
+      const model::PodSpec* spec = m_cluster.pod(change.pod).pod.spec.get();
+      if (spec == nullptr || !m_cluster.node(change.node).alive()) {
         continue;
       }
-      const auto domain = running_domain(counts.group, change.pod, change.node, memo);
-      if (!domain) {
+      if (spec != last_spec) {
+        last_spec = spec;
+        last_counts = counts_pods_of(known, counts.group, spec);
+      }
+      if (!last_counts) {
         continue;
       }
-      auto it = std::lower_bound(pods.begin(), pods.end(), std::pair<ValueId, std::int32_t>{*domain, 0});
-      if (change.bound) {
-        if (it == pods.end() || it->first != *domain) {
-          it = pods.insert(it, {*domain, 0});
+      auto it = share_of(counts, change.node);
+      if (it == counts.nodes.end() || it->node != change.node) {
+        it = counts.nodes.insert(it, {.node = change.node});
+      }
+      const std::int32_t delta = change.bound ? 1 : -1;
+      it->pods += delta;
+      CAPSIM_CHECK(it->pods >= 0, "solve: an unbound pod was not counted on its node");
+      if (it->counted) {
+        add_count(counts.pods, it->domain, delta);
+      }
+    }
+    // Then the changed nodes: each share out as it was, and in again as it is now.
+    for (const cluster::NodeIndex i : changed) {
+      auto it = share_of(counts, i);
+      const bool listed = it != counts.nodes.end() && it->node == i;
+      if (listed) {
+        add_share(counts, *it, -1);
+      }
+      if (!m_cluster.node(i).alive()) {
+        if (listed) {
+          counts.nodes.erase(it);
         }
-        ++it->second;
+        continue;
+      }
+      auto share = node_share(counts.group, i);
+      share.pods = listed ? it->pods : 0;
+      add_share(counts, share, 1);
+      if (listed) {
+        *it = share;
       } else {
-        CAPSIM_CHECK(it != pods.end() && it->first == *domain && it->second > 0,
-                     "solve: an unbound pod was not counted in its topology domain");
-        if (--it->second == 0) {
-          pods.erase(it);
-        }
+        counts.nodes.insert(it, share);
       }
+    }
+    if (nodes_changed) {
+      ++counts.idle;
     }
   }
 }
@@ -2257,8 +2367,9 @@ bool Scheduler::update_snapshot_incrementally()
     }
     snap.index.rebuild_from(list, from);
   }
+  const std::uint64_t counts_epoch = snap.epoch;
   snap.epoch = m_cluster.node_epoch();
-  refresh_snapshot(true); // the bindings since (debug builds compare the result with a fresh build)
+  refresh_snapshot(counts_epoch); // the bindings since (debug builds compare the result with a fresh build)
   return true;
 }
 
@@ -2398,6 +2509,9 @@ void Scheduler::build_snapshot(bool reuse)
     old.position.clear();
     m_cache.spare_nodes = std::move(old.nodes);
     m_cache.spare_position = std::move(old.position);
+    snap.group_counts = std::move(old.group_counts);
+    snap.counts_spec = std::move(old.counts_spec);
+    update_group_counts(old.bindings, old.epoch);
   }
 #ifndef NDEBUG
   if (reuse) {
@@ -2410,7 +2524,7 @@ void Scheduler::prepare_existing()
 {
   m_cache.forget_terminated(m_cluster);
   if (snapshot_refreshable()) {
-    refresh_snapshot(false);
+    refresh_snapshot(m_cache.existing.epoch);
   } else if (!snapshot_current()) {
     build_snapshot();
   }
@@ -2445,10 +2559,8 @@ bool Scheduler::narrowed_by_zone_only() const
 {
   // NodeClaims of this solve are narrowed by their pods' requests and zones only: no pod
   // requirement or topology names another key their instance types define.
-  const auto zone_or_host = [this](const TopologyGroup& g) { return g.key == m_in.k_zone || g.hostname; };
   return std::all_of(m_pods.begin(), m_pods.end(), [](const QueuedPod& p) { return p.data->zone_only_requirements; })
-         && std::all_of(m_groups.begin(), m_groups.end(), zone_or_host)
-         && std::all_of(m_inverse.begin(), m_inverse.end(), zone_or_host);
+         && m_groups_zone_or_host;
 }
 
 void Scheduler::prepare_spot_room(const model::Resources& all)
@@ -2636,8 +2748,7 @@ bool Scheduler::summarize(cluster::PodIndex idx, PodsSummary& out)
 //   stop pod (nothing of topology, host ports or preferences in the way).
 SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
 {
-  if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0 || !m_groups.empty()
-      || !m_inverse.empty()) {
+  if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0 || m_any_groups) {
     return nullptr;
   }
   const auto node = m_input.excluded_nodes.front();
@@ -3378,33 +3489,39 @@ std::optional<ValueId> Scheduler::running_domain(const TopologyGroup& g, cluster
   return memo.node_domain;
 }
 
-const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup& g, const std::string& id)
+ExistingSnapshot::GroupCounts::NodeShare Scheduler::node_share(const TopologyGroup& g, cluster::NodeIndex i)
 {
-  auto& snap = m_cache.existing;
-  auto [it, inserted] = snap.group_counts.try_emplace(id);
-  ExistingSnapshot::GroupCounts& out = it->second;
-  if (!inserted) {
+  ExistingSnapshot::GroupCounts::NodeShare out;
+  out.node = i;
+  const auto& n = m_cluster.node(i);
+  const auto& cached = m_cache.node(i, n);
+  if (!g.filter.matches(n.taints, cached.labels, m_in)) {
     return out;
   }
-  out.group = g;
-  const auto& nodes = m_cluster.nodes();
-  // Domains of existing nodes (not in-flight NodeClaims without a Node) that pass the filter.
-  for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
-    const auto& n = nodes[i];
-    if (n.lifecycle == cluster::NodeLifecycle::launching || g.hostname) {
-      continue;
-    }
-    const auto& cached = m_cache.node(i, n);
-    if (!g.filter.matches(n.taints, cached.labels, m_in)) {
-      continue;
-    }
-    if (const Req* r = cached.labels.find(g.key)) {
-      out.node_domains.push_back(r->values.front());
-    }
+  if (const Req* r = cached.labels.find(g.key)) {
+    out.domain = r->values.front();
+    out.counted = true;
+    // Existing nodes register their domains; in-flight NodeClaims without a Node do not.
+    out.registers = !g.hostname && n.lifecycle != cluster::NodeLifecycle::launching;
+  } else if (g.hostname) {
+    out.domain = m_in.value(n.name);
+    out.counted = true;
   }
-  std::sort(out.node_domains.begin(), out.node_domains.end());
-  out.node_domains.erase(std::unique(out.node_domains.begin(), out.node_domains.end()), out.node_domains.end());
-  // Scheduled pods matching the selector.
+  return out;
+}
+
+void Scheduler::count_running(const TopologyGroup& g, const std::string& id, ExistingSnapshot::GroupCounts& out)
+{
+  list_running();
+  auto& snap = m_cache.existing;
+  out.group = g;
+  out.nodes.clear();
+  out.node_domains.clear();
+  out.pods.clear();
+  for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
+    out.nodes.push_back(node_share(g, i));
+  }
+  // Scheduled pods matching the selector, per node.
   // (Both lists are sorted by spec: a walk along them, asking only the specs new to the group.)
   auto& known = snap.counts_spec[id];
   auto& asked = m_scratch.asked_specs;
@@ -3430,15 +3547,13 @@ const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup
     if (!counts) {
       continue;
     }
+    // A spec's pods are listed by node: each share is found after the last one.
+    auto at = out.nodes.begin();
     for (std::size_t i = begin; i < end; ++i) {
-      const auto domain = counted_domain(g, snap.running[i].node);
-      if (!domain) {
-        continue;
-      }
-      if (out.pods.empty() || out.pods.back().first != *domain) {
-        out.pods.emplace_back(*domain, 0);
-      }
-      ++out.pods.back().second;
+      at = std::lower_bound(at, out.nodes.end(), snap.running[i].node,
+                            [](const auto& share, cluster::NodeIndex n) { return share.node < n; });
+      CAPSIM_CHECK(at != out.nodes.end() && at->node == snap.running[i].node, "solve: a running pod's node is not alive");
+      ++at->pods;
     }
   }
   if (!asked.empty()) {
@@ -3447,16 +3562,33 @@ const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup
     known.insert(known.end(), asked.begin(), asked.end());
     std::inplace_merge(known.begin(), known.begin() + middle, known.end(), before);
   }
-  std::sort(out.pods.begin(), out.pods.end());
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < out.pods.size(); ++i) {
-    if (kept > 0 && out.pods[kept - 1].first == out.pods[i].first) {
-      out.pods[kept - 1].second += out.pods[i].second;
-    } else {
-      out.pods[kept++] = out.pods[i];
-    }
+  for (const auto& share : out.nodes) {
+    add_share(out, share, 1);
   }
-  out.pods.resize(kept);
+}
+
+const ExistingSnapshot::GroupCounts& Scheduler::group_counts(const TopologyGroup& g, const std::string& id)
+{
+  auto [it, inserted] = m_cache.existing.group_counts.try_emplace(id);
+  ExistingSnapshot::GroupCounts& out = it->second;
+  out.idle = 0;
+  if (inserted) {
+    count_running(g, id, out);
+  }
+#ifndef NDEBUG
+  else {
+    // Debug builds count afresh and compare with the kept counts.
+    ExistingSnapshot::GroupCounts fresh;
+    count_running(g, id, fresh);
+    const auto same_share = [](const auto& a, const auto& b) {
+      return a.node == b.node && a.counted == b.counted && a.registers == b.registers && a.pods == b.pods
+             && (!a.counted || a.domain == b.domain);
+    };
+    CAPSIM_CHECK(std::equal(fresh.nodes.begin(), fresh.nodes.end(), out.nodes.begin(), out.nodes.end(), same_share)
+                     && fresh.node_domains == out.node_domains && fresh.pods == out.pods,
+                 "solve: kept topology counts differ from a fresh count");
+  }
+#endif
   return out;
 }
 
@@ -3464,7 +3596,7 @@ void Scheduler::count_domains(TopologyGroup& g, const std::string& id)
 {
   // The running pods' counts less the batch's (countDomains lists pods; the batch is excluded).
   const auto& base = group_counts(g, id);
-  for (const ValueId d : base.node_domains) {
+  for (const auto& [d, nodes] : base.node_domains) {
     g.register_domain(d);
   }
   auto& minus = m_scratch.batch_domains;
@@ -3498,6 +3630,7 @@ void Scheduler::count_domains(TopologyGroup& g, const std::string& id)
   CAPSIM_CHECK(m == minus.end(), "solve: a batch pod counts in a topology domain no running pod counts in");
 #ifndef NDEBUG
   // Debug builds count the running pods outside the batch from scratch, as upstream does.
+  list_running();
   TopologyGroup fresh = g;
   fresh.domains.clear();
   fresh.host_counts.clear();
@@ -3635,46 +3768,109 @@ const SpecGroups& Scheduler::spec_groups(const SpecData& data)
   return *groups;
 }
 
+void Scheduler::list_running()
+{
+  auto& snap = m_cache.existing;
+  if (snap.running_known) {
+    return;
+  }
+  // Bound pods of alive nodes (any lifecycle), for this cluster state.
+  const auto& nodes = m_cluster.nodes();
+  for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
+    for (const auto pi : nodes[i].pods) {
+      snap.running.push_back({m_cluster.pod(pi).pod.spec.get(), pi, i});
+    }
+  }
+  // (Counts do not depend on the order: any order of the specs does.)
+  std::sort(snap.running.begin(), snap.running.end(),
+            [](const ExistingSnapshot::RunningPod& a, const ExistingSnapshot::RunningPod& b) {
+              return std::less<const model::PodSpec*>()(a.spec, b.spec)
+                     || (a.spec == b.spec && std::pair(a.node, a.pod) < std::pair(b.node, b.pod));
+            });
+  for (std::size_t i = 0; i < snap.running.size(); ++i) {
+    if (i == 0 || snap.running[i].spec != snap.running[i - 1].spec) {
+      snap.spec_starts.push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  snap.running_known = true;
+}
+
+void Scheduler::list_anti_affinity()
+{
+  auto& snap = m_cache.existing;
+  if (snap.anti_affinity_known) {
+    return;
+  }
+  // Node by node, as updateInverseAffinities meets them.
+  const auto& nodes = m_cluster.nodes();
+  for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
+    for (const auto pi : nodes[i].pods) {
+      const auto& spec = m_cluster.pod(pi).pod.spec;
+      if (spec && !spec->pod_anti_affinity_required.empty()) {
+        snap.anti_affinity.emplace_back(pi, i);
+      }
+    }
+  }
+  snap.anti_affinity_known = true;
+}
+
+void Scheduler::prepare_topology_shape()
+{
+  m_topology_needed =
+      std::any_of(m_pods.begin(), m_pods.end(), [](const QueuedPod& q) { return has_pod_topology(*q.data->spec); });
+  m_any_groups = false;
+  m_groups_zone_or_host = true;
+  if (!m_topology_needed && m_cluster.bound_with_anti_affinity() == 0) {
+    return; // no groups
+  }
+  list_anti_affinity();
+  const auto note = [&](KeyId key) {
+    m_any_groups = true;
+    m_groups_zone_or_host = m_groups_zone_or_host && (key == m_in.k_zone || key == m_in.k_hostname);
+  };
+  // As prepare_topology makes them: the inverse groups of the running pods' anti-affinity...
+  for (const auto& [pi, ni] : m_cache.existing.anti_affinity) {
+    if (std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
+      continue;
+    }
+    for (const auto& term : m_cluster.pod(pi).pod.spec->pod_anti_affinity_required) {
+      note(m_in.key(term.topology_key));
+    }
+  }
+  // ...and the groups of the batch's pods.
+  if (!m_topology_needed) {
+    return;
+  }
+  for (const auto& q : m_pods) {
+    const SpecGroups& groups = spec_groups(*q.data);
+    for (const auto& g : groups.spread) {
+      if (g) {
+        note(g->group.key);
+      }
+    }
+    for (const auto* list : {&groups.affinity_required, &groups.anti_required, &groups.affinity_preferred,
+                             &groups.anti_preferred}) {
+      for (const auto& g : *list) {
+        note(g.group.key);
+      }
+    }
+  }
+}
+
 void Scheduler::prepare_topology()
 {
   // Bound pods outside the batch (countDomains lists pods; the batch is excluded).
-  const bool needed =
-      std::any_of(m_pods.begin(), m_pods.end(), [](const QueuedPod& q) { return has_pod_topology(*q.data->spec); });
-  if (!needed && m_cluster.bound_with_anti_affinity() == 0) {
+  if (!m_topology_needed && m_cluster.bound_with_anti_affinity() == 0) {
     return; // nothing below would be used
   }
   const auto& nodes = m_cluster.nodes();
   auto& snap = m_cache.existing;
-  if (!snap.running_known) {
-    // Bound pods of alive nodes (any lifecycle), for this cluster state.
-    for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
-      for (const auto pi : nodes[i].pods) {
-        const auto& spec = m_cluster.pod(pi).pod.spec;
-        snap.running.push_back({spec.get(), pi, i});
-        if (spec && !spec->pod_anti_affinity_required.empty()) {
-          snap.anti_affinity.emplace_back(pi, i);
-        }
-      }
-    }
-    // (Counts do not depend on the order: any order of the specs does.)
-    std::sort(snap.running.begin(), snap.running.end(),
-              [](const ExistingSnapshot::RunningPod& a, const ExistingSnapshot::RunningPod& b) {
-                return std::less<const model::PodSpec*>()(a.spec, b.spec)
-                       || (a.spec == b.spec && std::pair(a.node, a.pod) < std::pair(b.node, b.pod));
-              });
-    for (std::size_t i = 0; i < snap.running.size(); ++i) {
-      if (i == 0 || snap.running[i].spec != snap.running[i - 1].spec) {
-        snap.spec_starts.push_back(static_cast<std::uint32_t>(i));
-      }
-    }
-    snap.running_known = true;
-  }
   const auto outside_batch = [&](const std::pair<cluster::PodIndex, cluster::NodeIndex>& r) {
     return !std::binary_search(m_batch.begin(), m_batch.end(), r.first);
   };
   // Without topology in the batch, the running pods matter only through their required
   // anti-affinity.
-  if (!needed && std::none_of(snap.anti_affinity.begin(), snap.anti_affinity.end(), outside_batch)) {
+  if (!m_topology_needed && std::none_of(snap.anti_affinity.begin(), snap.anti_affinity.end(), outside_batch)) {
     return;
   }
   // Inverse anti-affinity of existing pods outside the batch (updateInverseAffinities).
@@ -4697,7 +4893,7 @@ SolveResult Scheduler::run()
   prepare_templates();
   prepare_existing();
   prepare_limits();
-  prepare_topology();
+  prepare_topology_shape();
   if (m_input.options.stop_on_delete_veto) {
     m_zone_only = narrowed_by_zone_only();
     if (m_zone_only) {
@@ -4717,6 +4913,14 @@ SolveResult Scheduler::run()
       }
     }
   }
+  prepare_topology();
+#ifndef NDEBUG
+  const auto zone_or_host = [this](const TopologyGroup& g) { return g.key == m_in.k_zone || g.hostname; };
+  CAPSIM_CHECK(m_any_groups == (!m_groups.empty() || !m_inverse.empty())
+                   && m_groups_zone_or_host == (std::all_of(m_groups.begin(), m_groups.end(), zone_or_host)
+                                                && std::all_of(m_inverse.begin(), m_inverse.end(), zone_or_host)),
+               "solve: the topology groups differ from their shape");
+#endif
 
   std::vector<std::uint32_t>& order = m_scratch.queue;
   order.resize(m_pods.size());
