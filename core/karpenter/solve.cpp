@@ -2070,14 +2070,16 @@ void Scheduler::update_group_counts(std::size_t bindings, std::uint64_t epoch)
     }
   }
   for (auto& [id, counts] : snap.group_counts) {
-    // Bindings first, in the node's share as it was (a dead node's share goes below).
+    // Bindings first, in the node's share as it was (a dead node's share goes below). DaemonSet
+    // pods are not among a node's pods (ExistingSnapshot::running).
     auto& known = snap.counts_spec[id];
     const model::PodSpec* last_spec = nullptr;
     bool last_counts = false;
     for (std::size_t i = bindings; i < log.size(); ++i) {
       const auto& change = log[i];
-      const model::PodSpec* spec = m_cluster.pod(change.pod).pod.spec.get();
-      if (spec == nullptr || !m_cluster.node(change.node).alive()) {
+      const auto& pod = m_cluster.pod(change.pod).pod;
+      const model::PodSpec* spec = pod.spec.get();
+      if (spec == nullptr || pod.is_daemon || !m_cluster.node(change.node).alive()) {
         continue;
       }
       if (spec != last_spec) {

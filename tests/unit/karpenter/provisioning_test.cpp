@@ -1189,6 +1189,53 @@ TEST_CASE("a cached solve follows nodes that change where they stand in the node
   placed(ready);
 }
 
+TEST_CASE("a cached solve's topology counts follow bindings and new and gone nodes, not DaemonSet pods",
+          "[karpenter][solve]")
+{
+  // The cache keeps a spread group's counts per node between solves and brings them up to date
+  // from the cluster's binding and node logs; the fresh solve (solve_cached_and_fresh) counts
+  // every running pod. DaemonSet pods are bound (and logged) but are not a node's pods.
+  Env env(testing::fake_instance_types(20));
+  env.node_pool();
+  const model::Labels app{{"app", "x"}};
+  PodOptions member = cpu_mem(100, 0);
+  member.labels = app;
+  PodOptions spreading = member;
+  spreading.spread = {spread(k_zone, app)};
+  const model::Resources alloc = env.types[3].allocatable();
+  const auto n1 = env.node("n1", {{k_zone, "test-zone-1"}}, alloc);
+  const auto n2 = env.node("n2", {{k_zone, "test-zone-2"}}, alloc);
+  const auto n3 = env.node("n3", {{k_zone, "test-zone-3"}}, alloc);
+  const auto n5 = env.node("n5", {{k_zone, "test-zone-1"}}, alloc);
+  env.bind(env.pod(member), n1);
+  env.bind(env.pod(member), n2);
+  const auto on_n3 = env.pod(member);
+  env.bind(on_n3, n3);
+  env.bind(env.pod(member), n5);
+  const auto pending = env.pod(spreading);
+  // Counts (2, 1, 1): the pod goes to zone 2 or 3.
+  const auto first = solve_cached_and_fresh(env);
+  REQUIRE(first.existing.size() == 1);
+  CHECK(first.existing.front().node != n1);
+  CHECK(first.existing.front().node != n5);
+  // A new node in zone 2 with a member, and n5 terminated with its member still bound: counts
+  // (1, 2, 1), zone 1 ((2, 2, 1) with n5's member: zone 3).
+  const auto n4 = env.node("n4", {{k_zone, "test-zone-2"}}, alloc);
+  env.bind(env.pod(member), n4);
+  env.cluster.mark_terminated(n5, env.now);
+  const auto second = solve_cached_and_fresh(env);
+  REQUIRE(second.existing.size() == 1);
+  CHECK(second.existing.front().pod == pending);
+  CHECK(second.existing.front().node == n1);
+  // A DaemonSet pod of the app on n3 and n3's member gone: counts (1, 2, 0), zone 3 ((1, 2, 1)
+  // with the DaemonSet pod: zone 1).
+  env.bind(env.daemon_pod(member), n3);
+  env.remove(on_n3);
+  const auto third = solve_cached_and_fresh(env);
+  REQUIRE(third.existing.size() == 1);
+  CHECK(third.existing.front().node == n3);
+}
+
 TEST_CASE("a cached solve counts a NodePool's node without an instance type at its allocatable now",
           "[karpenter][solve]")
 {
