@@ -183,6 +183,28 @@ SpecData make_spec_data(const model::PodSpecPtr& spec, bool ignore_preferences, 
   d.zone_only_requirements = zone_only(d.node_selector) && zone_only(d.volume)
                              && std::all_of(d.required_terms.begin(), d.required_terms.end(), zone_only)
                              && std::all_of(d.preferred_terms.begin(), d.preferred_terms.end(), zone_only);
+  // The keys of the groups a solve makes for the pod (Scheduler::make_spec_groups).
+  const auto note_key = [&](const std::string& key) {
+    const KeyId k = in.key(key);
+    d.zone_only_topology = d.zone_only_topology && (k == in.k_zone || k == in.k_hostname);
+  };
+  for (const auto& tsc : spec->topology_spread) {
+    if (!ignore_preferences || tsc.when_unsatisfiable == model::UnsatisfiableAction::do_not_schedule) {
+      note_key(tsc.topology_key);
+    }
+  }
+  for (const auto* terms : {&spec->pod_affinity_required, &spec->pod_anti_affinity_required}) {
+    for (const auto& term : *terms) {
+      note_key(term.topology_key);
+    }
+  }
+  if (!ignore_preferences) {
+    for (const auto* terms : {&spec->pod_affinity_preferred, &spec->pod_anti_affinity_preferred}) {
+      for (const auto& weighted : *terms) {
+        note_key(weighted.term.topology_key);
+      }
+    }
+  }
   d.preferred_affinity_order = heaviest_first(spec->pod_affinity_preferred);
   d.preferred_anti_affinity_order = heaviest_first(spec->pod_anti_affinity_preferred);
   d.has_pns_toleration = std::any_of(spec->tolerations.begin(), spec->tolerations.end(), [](const model::Toleration& t) {

@@ -534,6 +534,7 @@ struct PodsSummary
   std::uint32_t dims = 0;     // bit per resource some of them request
   bool zone_only = true;      // SpecData::zone_only_requirements for each
   bool topology = false;      // some has pod (anti-)affinity or a spread constraint
+  bool topology_other = false; // some has a topology group over a key but the zone and hostname
   bool host_ports = false;
 
   void add(const PodsSummary& o)
@@ -542,8 +543,14 @@ struct PodsSummary
     dims |= o.dims;
     zone_only = zone_only && o.zone_only;
     topology = topology || o.topology;
+    topology_other = topology_other || o.topology_other;
     host_ports = host_ports || o.host_ports;
   }
+
+  // Nothing of the pods stands in the way of a remembered stop's checks: no host ports, and no
+  // topology (a no_room stop's pre-check allows groups over zones and hostnames, which
+  // narrowed_by_zone_only does; a not_ready stop's replay places pods without topology).
+  [[nodiscard]] bool plain_for(bool no_room) const { return !host_ports && !(no_room ? topology_other : topology); }
 };
 
 // The DaemonSets a cached structure was made for are `ds` (SolveInput::daemon_sets).
@@ -758,7 +765,7 @@ struct SolveCache::Impl
     bool ignore_preferences = false;
     bool moving_view = false;
     bool tolerate_pns = false;
-    bool summary_plain = false;  // the summary has no topology and no host ports
+    bool summary_plain = false;  // PodsSummary::plain_for the kind
     bool zone_only = false;      // the summary's
     bool basic_requests = false; // the stop pod requests CPU, memory and pods only
     std::uint32_t pod_count = 0; // of Veto::pods
@@ -814,7 +821,7 @@ struct SolveCache::Impl
     q.ignore_preferences = v.ignore_preferences;
     q.moving_view = v.moving_view;
     q.tolerate_pns = v.tolerate_pns;
-    q.summary_plain = !v.summary.topology && !v.summary.host_ports;
+    q.summary_plain = v.summary.plain_for(v.kind == Veto::Kind::no_room);
     q.zone_only = v.summary.zone_only;
     q.basic_requests = true;
     for (std::size_t d = 0; d < model::k_max_resources; ++d) {
@@ -1455,7 +1462,8 @@ private:
   [[nodiscard]] const QueuedPod* bound_pod_fitting_nowhere();
   [[nodiscard]] bool limited(const Template& t) const; // its pool has limits
   bool summarize(cluster::PodIndex pod, PodsSummary& out); // adds the pod if it is scheduled
-  SolveCache::Impl::Veto* remember(const QueuedPod& p); // the entry for p's stop, common fields set
+  // The entry for p's stop (of the kind no_room or not_ready), common fields set.
+  SolveCache::Impl::Veto* remember(const QueuedPod& p, bool no_room);
   void set_veto_pods(SolveCache::Impl::Veto& v);
   void rebase_veto(); // after the candidate's entry held
   void remember_no_room(const QueuedPod& p);
@@ -2726,6 +2734,7 @@ bool summarize_pod(SolveCache::Impl& cache, const cluster::Cluster& cluster, clu
   }
   out.zone_only = out.zone_only && data.zone_only_requirements;
   out.topology = out.topology || has_pod_topology(*spec);
+  out.topology_other = out.topology_other || !data.zone_only_topology;
   out.host_ports = out.host_ports || !spec->host_ports.empty();
   return true;
 }
@@ -2748,9 +2757,12 @@ bool Scheduler::summarize(cluster::PodIndex idx, PodsSummary& out)
 // - not_ready: the pods queued before the stop pod went, as written, to the first existing node
 //   with room each; replay_not_ready places the ones queued before it now the same way, then the
 //   stop pod (nothing of topology, host ports or preferences in the way).
-SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p)
+SolveCache::Impl::Veto* Scheduler::remember(const QueuedPod& p, bool no_room)
 {
-  if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0 || m_any_groups) {
+  // (A no_room stop is taken only when narrowed_by_zone_only holds, so with groups over zones
+  // and hostnames only; a not_ready stop's replay knows nothing of topology.)
+  if (m_input.excluded_nodes.size() != 1 || m_cluster.bound_with_anti_affinity() != 0
+      || (m_any_groups && !(no_room && m_groups_zone_or_host))) {
     return nullptr;
   }
   const auto node = m_input.excluded_nodes.front();
@@ -2839,7 +2851,7 @@ void Scheduler::rebase_veto()
 
 void Scheduler::remember_no_room(const QueuedPod& p)
 {
-  auto* v = remember(p);
+  auto* v = remember(p, true);
   if (v == nullptr) {
     return;
   }
@@ -2865,7 +2877,7 @@ void Scheduler::remember_not_ready(const QueuedPod& p, const PodVariant& v, cons
       || (p.topo != nullptr && p.topo->any) || !p.data->spec->host_ports.empty()) {
     return;
   }
-  auto* veto = remember(p);
+  auto* veto = remember(p, false);
   if (veto == nullptr) {
     return;
   }
@@ -3211,7 +3223,7 @@ bool Scheduler::veto_still_holds()
       before.push_back(i);
     }
   }
-  if (all.topology || all.host_ports) {
+  if (!all.plain_for(!not_ready)) {
     return false;
   }
   if ((replay || !before.empty())
@@ -5392,7 +5404,8 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     Scheduler s(input, c);
     s.describe_others(after, pass);
   }
-  if (pass.others.topology || pass.others.host_ports || !c.snapshot_current(cluster, input.daemon_sets, false)) {
+  const bool no_room = r.kind == SolveCache::Impl::QuickStop::Kind::no_room;
+  if (!pass.others.plain_for(no_room) || !c.snapshot_current(cluster, input.daemon_sets, false)) {
     return false;
   }
   // (Kept in the pass's record, not in an optional here: a week checks millions of candidates,
@@ -5410,7 +5423,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
         (void)summarize_pod(c, cluster, p, input.options.ignore_preferences, tolerate_pns, *joined);
       }
     }
-    if (joined->topology || joined->host_ports) {
+    if (!joined->plain_for(true)) {
       return false;
     }
   }
@@ -5423,7 +5436,6 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (r.moving_view && snap.index.quiet_now() != input.options.now) {
     snap.index.set_quiet_now(input.options.now);
   }
-  const bool no_room = r.kind == SolveCache::Impl::QuickStop::Kind::no_room;
   // A not_ready stop's first fit other than the candidate (its position is looked up only when
   // that is it); a no_room stop looks at Ready nodes only, below.
   std::size_t fit = FreeCapacityIndex::k_end;

@@ -1305,6 +1305,35 @@ TEST_CASE("remembered_stop_holds: a stop on no room takes another of the candida
   CHECK(std::any_of(moved.existing.begin(), moved.existing.end(), [&](const Placement& p) { return p.node == roomy; }));
 }
 
+TEST_CASE("remembered_stop_holds: a no-room stop of pods with topology over zones and hostnames is remembered",
+          "[karpenter][solve][consolidation]")
+{
+  // The pre-check stops whatever the counts (a pod that fits no other node goes to a NodeClaim
+  // narrowed by zones only), so the stop is remembered; with a group over another key the
+  // pre-check does not apply and nothing is remembered.
+  Env env(testing::fake_instance_types(10));
+  add_spot_pool(env, true);
+  const auto other = env.node("other", {}, allocatable(2000));
+  env.bind(env.pod(cpu(1000)), other);
+  const model::Labels app{{"app", "s"}};
+  PodOptions zonal = cpu(2500); // fits nowhere else
+  zonal.labels = app;
+  zonal.spread = {spread(k_zone, app)};
+  zonal.pod_anti_preferences = {{1, affinity_term(k_host, app)}};
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  env.bind(env.pod(zonal), candidate);
+  env.bind(env.pod(zonal), other); // counted in the groups: the counts differ from none
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+
+  PodOptions by_type = zonal;
+  by_type.spread = {spread(k_ct, app)};
+  const auto typed = env.node("typed", {}, allocatable(8000));
+  env.bind(env.pod(by_type), typed);
+  (void)early_checked(env, typed);
+  CHECK_FALSE(quick_stop(env, typed));
+}
+
 TEST_CASE("remembered_stop_holds: a stop on no room holds on a changed pod list while its pod stays",
           "[karpenter][solve][consolidation]")
 {
@@ -1333,16 +1362,26 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds on a changed pod list 
   CHECK(quick_stop(env, candidate));
   CHECK(env.cache.veto_memo_hits() == hits + 4);
 
-  // A joining pod with topology is left to the solve (which stops: the pod still fits nowhere).
+  // A joining pod with topology over zones is answered before the solve too (the pre-check
+  // takes such groups: narrowed_by_zone_only); one over another key is left to the solve.
   PodOptions spread_pod = cpu(200);
   spread_pod.labels = {{"app", "s"}};
   spread_pod.spread = {spread(k_zone, {{"app", "s"}})};
   const auto spreading = env.pod(spread_pod);
   env.bind(spreading, candidate);
   refresh();
-  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK(quick_stop(env, candidate));
+  CHECK(env.cache.veto_memo_hits() == hits + 5);
   CHECK(early_checked(env, candidate).stopped);
   env.remove(spreading);
+  PodOptions type_spread_pod = spread_pod;
+  type_spread_pod.spread = {spread(k_ct, {{"app", "s"}})};
+  const auto type_spreading = env.pod(type_spread_pod);
+  env.bind(type_spreading, candidate);
+  refresh();
+  CHECK_FALSE(quick_stop(env, candidate));
+  (void)early_checked(env, candidate);
+  env.remove(type_spreading);
   refresh();
   (void)early_checked(env, candidate);
 
