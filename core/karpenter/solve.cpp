@@ -2067,7 +2067,9 @@ void Scheduler::update_group_counts(std::size_t bindings, std::uint64_t epoch)
   const bool nodes_changed = epoch != m_cluster.node_epoch();
   if (nodes_changed) {
     // Groups no solve asked for over many node changes are dropped rather than kept up.
-    std::erase_if(snap.group_counts, [](const auto& entry) { return entry.second.idle >= ExistingSnapshot::GroupCounts::k_max_idle; });
+    std::erase_if(snap.group_counts, [](const auto& entry) {
+      return entry.second.idle >= ExistingSnapshot::GroupCounts::k_max_idle;
+    });
   }
   // The nodes changed since, each once.
   auto& changed = m_scratch.changed_nodes;
@@ -3566,7 +3568,8 @@ void Scheduler::count_running(const TopologyGroup& g, const std::string& id, Exi
     for (std::size_t i = begin; i < end; ++i) {
       at = std::lower_bound(at, out.nodes.end(), snap.running[i].node,
                             [](const auto& share, cluster::NodeIndex n) { return share.node < n; });
-      CAPSIM_CHECK(at != out.nodes.end() && at->node == snap.running[i].node, "solve: a running pod's node is not alive");
+      CAPSIM_CHECK(at != out.nodes.end() && at->node == snap.running[i].node,
+                   "solve: a running pod's node is not alive");
       ++at->pods;
     }
   }
