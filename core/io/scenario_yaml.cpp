@@ -1627,29 +1627,22 @@ void ScenarioParser::read_node(const Doc& d)
   }
   if (const auto status = child(d.root, "status"); status.IsMap()) {
     // A kubelet reports resources capsim has no use for (attachable-volumes-aws-ebs, ...).
-    const auto known = [this](const YAML::Node& list) {
-      if (!m_dump || !list.IsMap()) {
-        return list;
-      }
-      YAML::Node kept(YAML::NodeType::Map);
-      for (auto it = list.begin(); it != list.end(); ++it) {
-        const std::string name = it->first.IsScalar() ? it->first.Scalar() : std::string();
-        if (name == "cpu" || name == "memory" || name == "ephemeral-storage" || name == "pods"
-            || name.find('/') != std::string::npos || name.rfind("hugepages-", 0) == 0) {
-          kept[it->first] = it->second;
-        }
-      }
-      return kept;
+    // (Filtered as they are read: a map of the kept entries would take the whole dump's YAML
+    // memory into each node's, which made reading a dump quadratic in its size.)
+    const YamlReader::ResourceFilter known = [](std::string_view name) {
+      return name == "cpu" || name == "memory" || name == "ephemeral-storage" || name == "pods"
+             || name.find('/') != std::string_view::npos || name.starts_with("hugepages-");
     };
+    const YamlReader::ResourceFilter filter = m_dump ? known : nullptr;
     if (const auto cap = child(status, "capacity"); present(cap)) {
       model::Resources r;
-      if (m_r.resources(known(cap), w + ".status.capacity", r)) {
+      if (m_r.resources(cap, w + ".status.capacity", r, nullptr, filter)) {
         node.capacity = r;
       }
     }
     if (const auto alloc = child(status, "allocatable"); present(alloc)) {
       model::Resources r;
-      if (m_r.resources(known(alloc), w + ".status.allocatable", r)) {
+      if (m_r.resources(alloc, w + ".status.allocatable", r, nullptr, filter)) {
         node.allocatable = r;
       }
     }

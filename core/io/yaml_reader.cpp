@@ -368,7 +368,7 @@ std::vector<model::ResourceId> YamlReader::resource_ids(const YAML::Node& node)
 }
 
 bool YamlReader::resources(const YAML::Node& node, std::string_view what, model::Resources& out,
-                           std::optional<std::int64_t>* limit_nodes)
+                           std::optional<std::int64_t>* limit_nodes, ResourceFilter keep)
 {
   if (!present(node)) {
     return true;
@@ -380,6 +380,9 @@ bool YamlReader::resources(const YAML::Node& node, std::string_view what, model:
   std::set<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
     const YAML::Node key = it->first;
+    if (keep != nullptr && !(key.IsScalar() && keep(key.Scalar()))) {
+      continue;
+    }
     if (!key.IsScalar()) {
       error(key, fmt::format("resource names in '{}' must be strings", what));
       ok = false;

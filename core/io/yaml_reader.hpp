@@ -85,8 +85,11 @@ public:
   // A Kubernetes ResourceList {cpu: 500m, memory: 1Gi, ...} added into `out` (cpu in millicores,
   // memory/ephemeral-storage in bytes, others in units). Non-standard names without a domain are
   // errors ("did you mean"); `limit_nodes`, when given, receives a `nodes` entry (NodePool limits).
+  // `keep`, when given, passes over the entries whose name it refuses (and those whose name is not
+  // a string) without a word.
+  using ResourceFilter = bool (*)(std::string_view name);
   bool resources(const YAML::Node& node, std::string_view what, model::Resources& out,
-                 std::optional<std::int64_t>* limit_nodes = nullptr);
+                 std::optional<std::int64_t>* limit_nodes = nullptr, ResourceFilter keep = nullptr);
   // Which resource names a ResourceList node lists (for "limits-only" defaulting).
   std::vector<model::ResourceId> resource_ids(const YAML::Node& node);
 

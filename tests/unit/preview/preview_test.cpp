@@ -421,6 +421,8 @@ TEST_CASE("preview: what real dumps carry is accepted, with warnings", "[preview
   // Older kubelets report attachable-volumes-*; capsim has no use for them.
   nodes["items"][0]["status"]["capacity"]["attachable-volumes-aws-ebs"] = "25";
   nodes["items"][0]["status"]["allocatable"]["attachable-volumes-aws-ebs"] = "25";
+  // Device plugins' resources are read (the VPC CNI's branch interfaces).
+  nodes["items"][0]["status"]["allocatable"]["vpc.amazonaws.com/pod-eni"] = "9";
   // A Fargate-like node without an instance-type label.
   Json fargate = nodes["items"][10];
   fargate["metadata"]["name"] = "fargate-ip-10-0-9-9.ec2.internal";
@@ -449,6 +451,16 @@ TEST_CASE("preview: what real dumps carry is accepted, with warnings", "[preview
   const auto dump = io::load_cluster_dump(files);
   CHECK(dump.scenario.nodes.size() == 12);
   CHECK(dump.scenario.pods.size() == 33);
+  const auto pod_eni = model::find_resource_id("vpc.amazonaws.com/pod-eni");
+  REQUIRE(pod_eni);
+  const auto& listed = dump.scenario.nodes;
+  const auto first = std::find_if(listed.begin(), listed.end(), [&](const auto& n) {
+    return n.name == nodes["items"][0]["metadata"]["name"].get<std::string>();
+  });
+  REQUIRE(first != listed.end());
+  REQUIRE(first->allocatable);
+  CHECK((*first->allocatable)[*pod_eni] == 9);
+  CHECK(first->allocatable->cpu() == 3920);
   for (const auto& p : dump.scenario.pods) {
     if (p.name == "web-7c9d8f6b5-eeeee") {
       sandbox_cpu = p.spec->requests.cpu();
