@@ -186,6 +186,7 @@ SpecData make_spec_data(const model::PodSpecPtr& spec, bool ignore_preferences, 
   // The keys of the groups a solve makes for the pod (Scheduler::make_spec_groups).
   const auto note_key = [&](const std::string& key) {
     const KeyId k = in.key(key);
+    d.makes_topology_groups = true;
     d.zone_only_topology = d.zone_only_topology && (k == in.k_zone || k == in.k_hostname);
   };
   for (const auto& tsc : spec->topology_spread) {

@@ -47,8 +47,9 @@ struct SpecData
   // The node selector and node affinity terms (required and preferred) name no key but the zone
   // and the hostname: they narrow a NodeClaim's instance types by zone only.
   bool zone_only_requirements = true;
-  // Every topology group the pod makes in a solve (spread constraints and pod (anti-)affinity
-  // terms, less the preferences it ignores) is over the zone or the hostname.
+  // The pod makes topology groups in a solve (spread constraints and pod (anti-)affinity terms,
+  // less the preferences it ignores), and whether every one is over the zone or the hostname.
+  bool makes_topology_groups = false;
   bool zone_only_topology = true;
   std::vector<PodVariant> variants; // computed lazily by variant()
   bool exhausted = false;           // no further relaxation possible after variants.back()

@@ -3841,36 +3841,21 @@ void Scheduler::prepare_topology_shape()
     return; // no groups
   }
   list_anti_affinity();
-  const auto note = [&](KeyId key) {
-    m_any_groups = true;
-    m_groups_zone_or_host = m_groups_zone_or_host && (key == m_in.k_zone || key == m_in.k_hostname);
-  };
   // As prepare_topology makes them: the inverse groups of the running pods' anti-affinity...
   for (const auto& [pi, ni] : m_cache.existing.anti_affinity) {
     if (std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
       continue;
     }
     for (const auto& term : m_cluster.pod(pi).pod.spec->pod_anti_affinity_required) {
-      note(m_in.key(term.topology_key));
+      const KeyId key = m_in.key(term.topology_key);
+      m_any_groups = true;
+      m_groups_zone_or_host = m_groups_zone_or_host && (key == m_in.k_zone || key == m_in.k_hostname);
     }
   }
-  // ...and the groups of the batch's pods.
-  if (!m_topology_needed) {
-    return;
-  }
+  // ...and the groups of the batch's pods (the run's debug check compares with the groups made).
   for (const auto& q : m_pods) {
-    const SpecGroups& groups = spec_groups(*q.data);
-    for (const auto& g : groups.spread) {
-      if (g) {
-        note(g->group.key);
-      }
-    }
-    for (const auto* list : {&groups.affinity_required, &groups.anti_required, &groups.affinity_preferred,
-                             &groups.anti_preferred}) {
-      for (const auto& g : *list) {
-        note(g.group.key);
-      }
-    }
+    m_any_groups = m_any_groups || q.data->makes_topology_groups;
+    m_groups_zone_or_host = m_groups_zone_or_host && q.data->zone_only_topology;
   }
 }
 

@@ -2,6 +2,7 @@
 // without --explain, lets the solve stop at the first sign that the candidates cannot simply be
 // deleted. A stopped solve must be one whose full result consolidation rejects, and a solve that
 // does not stop must give the full result.
+#include "core/karpenter/pod_data.hpp"
 #include "core/karpenter/solve.hpp"
 #include "tests/unit/karpenter/harness.hpp"
 
@@ -1303,6 +1304,39 @@ TEST_CASE("remembered_stop_holds: a stop on no room takes another of the candida
   CHECK_FALSE(moved.stopped);
   REQUIRE(moved.existing.size() == 2);
   CHECK(std::any_of(moved.existing.begin(), moved.existing.end(), [&](const Placement& p) { return p.node == roomy; }));
+}
+
+TEST_CASE("spec data: whether a pod makes topology groups, and whether all are over zones and hostnames",
+          "[karpenter][solve][consolidation]")
+{
+  // What the pre-check reads of a pod's topology (prepare_topology_shape), and a remembered
+  // no-room stop with it: the groups a solve makes, less the preferences it ignores.
+  Env env;
+  Interner in;
+  const model::Labels app{{"app", "s"}};
+  const auto data = [&](const PodOptions& o, bool ignore_preferences) {
+    const auto d = make_spec_data(env.spec(o), ignore_preferences, false, in);
+    return std::pair(d.makes_topology_groups, d.zone_only_topology);
+  };
+  PodOptions plain = cpu(100);
+  CHECK(data(plain, false) == std::pair(false, true));
+
+  PodOptions zonal = plain;
+  zonal.spread = {spread(k_zone, app)};
+  zonal.pod_anti_requirements = {affinity_term(k_host, app)};
+  CHECK(data(zonal, false) == std::pair(true, true));
+
+  PodOptions by_type = plain;
+  by_type.spread = {spread(k_ct, app)};
+  CHECK(data(by_type, false) == std::pair(true, false));
+  by_type.spread = {spread(k_ct, app, 1, false)}; // ScheduleAnyway: a preference
+  CHECK(data(by_type, false) == std::pair(true, false));
+  CHECK(data(by_type, true) == std::pair(false, true));
+
+  PodOptions preferring = zonal;
+  preferring.pod_preferences = {{1, affinity_term(k_arch, app)}};
+  CHECK(data(preferring, false) == std::pair(true, false));
+  CHECK(data(preferring, true) == std::pair(true, true));
 }
 
 TEST_CASE("remembered_stop_holds: a no-room stop of pods with topology over zones and hostnames is remembered",
