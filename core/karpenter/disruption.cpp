@@ -477,7 +477,18 @@ void DisruptionController::candidates(Method m, std::vector<const Candidate*>& o
     m_graceful_checks_valid = true;
   }
   out.clear();
-  for (const auto& e : *m_graceful) {
+  const auto& entries = *m_graceful;
+  constexpr std::size_t k_ahead = 8;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (i + k_ahead < entries.size()) {
+      // (ShouldDisrupt reads the node's record, scattered over the run: loaded ahead.)
+      const auto& ahead = m_cluster->node(entries[i + k_ahead].node);
+      __builtin_prefetch(&ahead.zone);
+      __builtin_prefetch(&ahead.capacity_type);
+      __builtin_prefetch(&ahead.ready_at);
+      __builtin_prefetch(&ahead.last_pod_event);
+    }
+    const auto& e = entries[i];
     if (admit(m, e.node, e.check, record_keeps)) {
       out.push_back(&*e.check.candidate);
     }

@@ -469,6 +469,9 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v)
   return (h ^ v) * 0x100000001b3ULL + (h >> 29);
 }
 
+// The memo's bucket only (an entry is compared in full before it is used): a requirement's
+// first value and count stand for its values, since a claim's instance-type list runs to hundreds
+// of names and the types themselves are hashed with it.
 std::uint64_t hash_of(const model::Requirements& reqs)
 {
   std::uint64_t h = 0xcbf29ce484222325ULL;
@@ -476,8 +479,9 @@ std::uint64_t hash_of(const model::Requirements& reqs)
   for (const auto& r : reqs.items()) {
     h = mix(h, text(r.key));
     h = mix(h, (r.complement ? 1U : 0U) | (r.greater_than ? 2U : 0U) | (r.less_than ? 4U : 0U) | (r.min_values ? 8U : 0U));
-    for (const auto& v : r.values) {
-      h = mix(h, text(v));
+    h = mix(h, r.values.size());
+    if (!r.values.empty()) {
+      h = mix(h, text(*r.values.begin()));
     }
     h = mix(h, static_cast<std::uint64_t>(r.greater_than.value_or(0)));
     h = mix(h, static_cast<std::uint64_t>(r.less_than.value_or(0)));

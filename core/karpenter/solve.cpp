@@ -392,7 +392,9 @@ private:
   FitMemo& memo(const Dims& want, bool moving) const
   {
     for (auto& m : m_fit_memo) {
-      if (m.version == m_version && m.moving == moving && m.want == want) {
+      // (Element by element: the array's operator== is a call to memcmp, on every check.)
+      if (m.version == m_version && m.moving == moving && m.want[0] == want[0] && m.want[1] == want[1]
+          && m.want[2] == want[2]) {
         return m;
       }
     }

@@ -985,6 +985,11 @@ struct KubeScheduler::State
   void carry_over(std::vector<T>& entries, std::vector<T>& old, const T& fresh)
   {
     std::swap(entries, old);
+    // (assign() allocates exactly what it needs: a list growing by a node at a time would be
+    // allocated afresh on every rebuild, above the mmap threshold mapped and faulted in anew.)
+    if (entries.capacity() < order.size()) {
+      entries.reserve(std::max(order.size(), 2 * entries.capacity()));
+    }
     entries.assign(order.size(), fresh);
     for (std::size_t pos = 0; pos < order.size(); ++pos) {
       if (kept[pos] != k_none) {
