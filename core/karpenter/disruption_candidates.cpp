@@ -615,10 +615,10 @@ void sort_candidates_of(std::vector<Element>& candidates, std::string_view versi
   constexpr std::size_t k_ahead = 8;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if constexpr (std::is_pointer_v<Element>) {
-      // (Candidates are scattered: the fields read here are loaded two steps ahead, the node's
-      // name entry one step ahead, once the candidate's node index is in.)
-      if (i + 2 * k_ahead < candidates.size()) {
-        const Candidate* ahead = candidates[i + 2 * k_ahead];
+      // (Candidates are scattered: the fields read here are loaded well ahead, the node's name
+      // entry a few candidates ahead, once the candidate's node index is in.)
+      if (i + 4 * k_ahead < candidates.size()) {
+        const Candidate* ahead = candidates[i + 4 * k_ahead];
         __builtin_prefetch(&ahead->node);
         __builtin_prefetch(&ahead->disruption_cost);
       }
@@ -641,8 +641,13 @@ void sort_candidates_of(std::vector<Element>& candidates, std::string_view versi
     } else {
       name = name_of(c.node);
     }
-    keys[i] = {v113 ? c.disruption_cost : -c.savings_ratio(), name.head, name.size, c.node,
-               static_cast<std::uint32_t>(i)};
+    // (Field by field: a whole Key built on the stack and copied stalled on store forwarding.)
+    Key& k = keys[i];
+    k.first = v113 ? c.disruption_cost : -c.savings_ratio();
+    k.head = name.head;
+    k.name_size = name.size;
+    k.node = c.node;
+    k.at = static_cast<std::uint32_t>(i);
   }
   const auto less = [&cluster](const Key& a, const Key& b) {
     if (a.first != b.first) {
@@ -725,7 +730,17 @@ void sort_candidates_of(std::vector<Element>& candidates, std::string_view versi
       }
     }
   }
-  // Position i takes the candidate at keys[i].at: follow each cycle of the permutation.
+  // Position i takes the candidate at keys[i].at: pointers are gathered into a new list,
+  // candidates themselves moved along each cycle of the permutation.
+  if constexpr (std::is_pointer_v<Element>) {
+    thread_local std::vector<Element> gathered;
+    gathered.resize(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      gathered[i] = candidates[keys[i].at];
+    }
+    candidates.swap(gathered);
+    return;
+  }
   for (std::size_t i = 0; i < keys.size(); ++i) {
     std::size_t j = i;
     while (keys[j].at != i) {

@@ -1122,7 +1122,10 @@ void SolveCache::prefetch_remembered_stop(cluster::NodeIndex node) const
 {
   if (node < m_impl->quick_stops.size()) {
     __builtin_prefetch(&m_impl->quick_stops[node]);
-    __builtin_prefetch(&m_impl->quick_stops_rest[node]); // no_room_holds reads it on most hits
+    // no_room_holds reads the rest on most hits: its start and the slack, lines apart.
+    const auto& rest = m_impl->quick_stops_rest[node];
+    __builtin_prefetch(&rest);
+    __builtin_prefetch(&rest.slack.v[model::k_pods]);
   }
 }
 
