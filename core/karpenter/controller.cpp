@@ -306,7 +306,7 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
 void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)
 {
   const auto& pending = cluster.pending();
-  if (m_pools.empty() || (pending.empty() && m_disrupted_nodes.empty())) {
+  if (m_pools.empty() || (pending.empty() && m_disrupted.nodes.empty())) {
     return;
   }
   SolveInput in = solve_input(cluster, actuator);
@@ -319,7 +319,7 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   // CurrentlyReschedulablePods skips DaemonSet pods, active do-not-disrupt pods and pods under a
   // fully blocking PDB.
   std::optional<PdbLimits> pdbs;
-  for (const NodeIndex n : m_disrupted_nodes) {
+  for (const NodeIndex n : m_disrupted.nodes) {
     const auto& node = cluster.node(n);
     if (!node.pods.empty() && !pdbs && !m_scenario.pdbs.empty()) {
       pdbs.emplace(m_scenario.pdbs); // (fully_blocked() needs no count of the cluster's pods)
@@ -350,26 +350,26 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   }
 }
 
-bool KarpenterController::track_disrupted_nodes(const cluster::Cluster& cluster)
+bool KarpenterController::DisruptedNodes::update(const cluster::Cluster& c)
 {
-  if (m_tracked_cluster != cluster.instance_id()) {
-    m_tracked_cluster = cluster.instance_id();
-    m_node_log_seen = 0;
-    m_disrupted_nodes.clear();
+  if (cluster != c.instance_id()) {
+    cluster = c.instance_id();
+    log_seen = 0;
+    nodes.clear();
   }
   bool joined = false;
-  const auto& log = cluster.node_log();
-  for (; m_node_log_seen < log.size(); ++m_node_log_seen) {
-    const NodeIndex n = log[m_node_log_seen];
-    const auto& node = cluster.node(n);
+  const auto& log = c.node_log();
+  for (; log_seen < log.size(); ++log_seen) {
+    const NodeIndex n = log[log_seen];
+    const auto& node = c.node(n);
     const bool disrupted = node.alive() && (node.lifecycle == NodeLifecycle::deleting || node.disrupted_taint);
-    const auto it = std::lower_bound(m_disrupted_nodes.begin(), m_disrupted_nodes.end(), n);
-    const bool known = it != m_disrupted_nodes.end() && *it == n;
+    const auto it = std::lower_bound(nodes.begin(), nodes.end(), n);
+    const bool known = it != nodes.end() && *it == n;
     if (disrupted && !known) {
-      m_disrupted_nodes.insert(it, n);
+      nodes.insert(it, n);
       joined = true;
     } else if (!disrupted && known) {
-      m_disrupted_nodes.erase(it);
+      nodes.erase(it);
     }
   }
   return joined;
@@ -429,8 +429,8 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
   m_last_scan = now;
   // A node taking the disrupted taint (a disruption command's candidate, or a node being
   // deleted) triggers a run too: its pods' new room is launched before they are evicted.
-  new_trigger = track_disrupted_nodes(cluster) || new_trigger;
-  const bool requeued = !cluster.pending().empty() || !m_disrupted_nodes.empty();
+  new_trigger = m_disrupted.update(cluster) || new_trigger;
+  const bool requeued = !cluster.pending().empty() || !m_disrupted.nodes.empty();
   if (requeued && m_batch_start < 0 && m_last_solve >= 0 && now >= m_last_solve + k_pending_requeue) {
     new_trigger = true; // the pod and node controllers re-queue every 10 s
   }
@@ -468,7 +468,7 @@ std::optional<SimTime> KarpenterController::reconcile(SimTime now, const cluster
   };
   if (m_batch_start >= 0) {
     consider(std::min(m_batch_last + settings.batch_idle_duration, m_batch_start + settings.batch_max_duration));
-  } else if ((!cluster.pending().empty() || !m_disrupted_nodes.empty()) && m_last_solve >= 0) {
+  } else if ((!cluster.pending().empty() || !m_disrupted.nodes.empty()) && m_last_solve >= 0) {
     consider(m_last_solve + k_pending_requeue);
   }
   if (m_disruption) {

@@ -214,11 +214,12 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   const auto& pending = cluster.pending();
   if (!ctx.deleting_pods) {
     auto& list = ctx.deleting_pods.emplace();
-    for (const NodeIndex n : cluster.alive_node_indices()) {
+    for (const NodeIndex n : ctx.controller->disrupted_nodes(cluster)) {
       const auto& node = cluster.node(n);
-      if (node.lifecycle != NodeLifecycle::deleting && !node.disrupted_taint) {
-        continue;
-      }
+#ifndef NDEBUG
+      CAPSIM_CHECK(node.alive() && (node.lifecycle == NodeLifecycle::deleting || node.disrupted_taint),
+                   "consolidation: a node listed as disrupted is not");
+#endif
       for (const PodIndex p : node.pods) {
         if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
           list.emplace_back(n, p);
