@@ -377,6 +377,20 @@ std::int64_t allowed_disruptions(const model::NodePool& pool, std::int64_t num_n
 
 std::vector<PoolDisruptionCounts> pool_disruption_counts(const cluster::Cluster& cluster, std::size_t pool_count)
 {
+  // The counts read only what changes with a node's stamp: remembered per cluster and node
+  // epoch (every method of a poll asks, and the walk reads each live node's record).
+  struct Memo
+  {
+    bool valid = false;
+    std::uint64_t cluster = 0;
+    std::uint64_t epoch = 0;
+    std::vector<PoolDisruptionCounts> counts;
+  };
+  thread_local Memo memo;
+  if (memo.valid && memo.cluster == cluster.instance_id() && memo.epoch == cluster.node_epoch()
+      && memo.counts.size() == pool_count) {
+    return memo.counts;
+  }
   std::vector<PoolDisruptionCounts> counts(pool_count);
   for (const cluster::NodeIndex i : cluster.alive_node_indices()) {
     const auto& n = cluster.node(i);
@@ -388,6 +402,7 @@ std::vector<PoolDisruptionCounts> pool_disruption_counts(const cluster::Cluster&
       ++counts[n.pool].disrupting;
     }
   }
+  memo = {true, cluster.instance_id(), cluster.node_epoch(), counts};
   return counts;
 }
 
