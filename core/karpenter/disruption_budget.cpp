@@ -1,5 +1,6 @@
 #include "core/karpenter/disruption_budget.hpp"
 
+#include "core/base/diagnostics.hpp"
 #include "core/base/text.hpp"
 
 #include <algorithm>
@@ -387,10 +388,13 @@ std::vector<PoolDisruptionCounts> pool_disruption_counts(const cluster::Cluster&
     std::vector<PoolDisruptionCounts> counts;
   };
   thread_local Memo memo;
-  if (memo.valid && memo.cluster == cluster.instance_id() && memo.epoch == cluster.node_epoch()
-      && memo.counts.size() == pool_count) {
+  const bool remembered = memo.valid && memo.cluster == cluster.instance_id()
+                          && memo.epoch == cluster.node_epoch() && memo.counts.size() == pool_count;
+#ifdef NDEBUG
+  if (remembered) {
     return memo.counts;
   }
+#endif
   std::vector<PoolDisruptionCounts> counts(pool_count);
   for (const cluster::NodeIndex i : cluster.alive_node_indices()) {
     const auto& n = cluster.node(i);
@@ -402,6 +406,15 @@ std::vector<PoolDisruptionCounts> pool_disruption_counts(const cluster::Cluster&
       ++counts[n.pool].disrupting;
     }
   }
+#ifndef NDEBUG
+  if (remembered) {
+    CAPSIM_CHECK(std::equal(counts.begin(), counts.end(), memo.counts.begin(),
+                            [](const PoolDisruptionCounts& a, const PoolDisruptionCounts& b) {
+                              return a.nodes == b.nodes && a.disrupting == b.disrupting;
+                            }),
+                 "disruption budgets: remembered counts differ from a fresh count");
+  }
+#endif
   memo = {true, cluster.instance_id(), cluster.node_epoch(), counts};
   return counts;
 }

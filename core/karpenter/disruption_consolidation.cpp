@@ -214,12 +214,21 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   const auto& pending = cluster.pending();
   if (!ctx.deleting_pods) {
     auto& list = ctx.deleting_pods.emplace();
-    for (const NodeIndex n : ctx.controller->disrupted_nodes(cluster)) {
-      const auto& node = cluster.node(n);
+    const auto& disrupted = ctx.controller->disrupted_nodes(cluster);
 #ifndef NDEBUG
-      CAPSIM_CHECK(node.alive() && (node.lifecycle == NodeLifecycle::deleting || node.disrupted_taint),
-                   "consolidation: a node listed as disrupted is not");
+    {
+      std::vector<NodeIndex> walked;
+      for (const NodeIndex n : cluster.alive_node_indices()) {
+        const auto& node = cluster.node(n);
+        if (node.lifecycle == NodeLifecycle::deleting || node.disrupted_taint) {
+          walked.push_back(n);
+        }
+      }
+      CAPSIM_CHECK(walked == disrupted, "consolidation: the kept list of disrupted nodes differs from a walk");
+    }
 #endif
+    for (const NodeIndex n : disrupted) {
+      const auto& node = cluster.node(n);
       for (const PodIndex p : node.pods) {
         if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
           list.emplace_back(n, p);
