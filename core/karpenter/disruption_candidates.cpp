@@ -739,17 +739,17 @@ void sort_candidates_of(std::vector<Element>& candidates, std::string_view versi
       gathered[i] = candidates[keys[i].at];
     }
     candidates.swap(gathered);
-    return;
-  }
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    std::size_t j = i;
-    while (keys[j].at != i) {
-      std::swap(candidates[j], candidates[keys[j].at]);
-      const auto next = keys[j].at;
+  } else {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      std::size_t j = i;
+      while (keys[j].at != i) {
+        std::swap(candidates[j], candidates[keys[j].at]);
+        const auto next = keys[j].at;
+        keys[j].at = static_cast<std::uint32_t>(j);
+        j = next;
+      }
       keys[j].at = static_cast<std::uint32_t>(j);
-      j = next;
     }
-    keys[j].at = static_cast<std::uint32_t>(j);
   }
 }
 
