@@ -3,6 +3,8 @@
 #include "core/base/diagnostics.hpp"
 #include "core/base/text.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -58,7 +60,8 @@ Expected<unsigned> parse_number(std::string_view text)
   const auto* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);
   if (text.empty() || ec != std::errc() || ptr != end) {
-    return Expected<unsigned>::failure("'" + std::string(text) + "' is not a number");
+    // (fmt, not "'" + std::string(text): GCC 12 warns -Wrestrict on that concatenation.)
+    return Expected<unsigned>::failure(fmt::format("'{}' is not a number", text));
   }
   return v;
 }

@@ -296,6 +296,60 @@ TEST_CASE("Consolidation Parallelization: should not schedule an additional node
   CHECK(bound_pods(sim) == 2);
 }
 
+TEST_CASE("Consolidation Parallelization: should not consolidate a node that is launched for pods on a deleting node",
+          "[disruption][consolidation]")
+{
+  // Upstream marks a node for deletion by hand, provisions a node for its five pods, binds two
+  // pods there and expects no command. Here node-0's NodePool "old" is deleted at 1m, so node-0
+  // drains as a deleted NodeClaim while provisioning launches one node of "default" for its five
+  // pods. Two of them move; the other three stay, their PDB exhausted by a pod that never
+  // schedules (but not fully blocking, so they are still reschedulable). The new node, with two
+  // pods on it, is neither deleted nor replaced by a smaller one: the provisioner, triggered
+  // every 10 s by the deleting node, nominates it for those three again and again, and every
+  // consolidation simulation places them too.
+  auto sim = suite_sim();
+  auto& old = sim.pool("old");
+  old.deleted_at = k_minute;
+  old.consolidate_after = k_hour;
+  sim.node("node-0", "old", sim.most_expensive("on-demand").name, resources(32000, 0, 100));
+  const auto pdb_for = [&sim](const model::Labels& labels) {
+    model::PodDisruptionBudget pdb;
+    pdb.name = "pdb-" + labels.begin()->second;
+    pdb.selector.match_labels = labels;
+    pdb.max_unavailable = std::string("1"); // (assigning the literal trips GCC 12's -Wrestrict)
+    sim.scenario.pdbs.push_back(pdb);
+  };
+  PodOpts moving = rs_pod();
+  moving.labels = {{"app", "moving"}};
+  moving.cpu_milli = 1000;
+  sim.pods_on("node-0", 2, moving);
+  pdb_for(moving.labels);
+  PodOpts staying = rs_pod();
+  staying.labels = {{"app", "staying"}};
+  staying.cpu_milli = 1000;
+  sim.pods_on("node-0", 3, staying);
+  pdb_for(staying.labels);
+  PodOpts never = staying; // unhealthy for good: its PDB allows no eviction
+  never.cpu_milli = 1000 * 1000;
+  sim.pending(0, 1, never);
+  const auto result = sim.run(15 * k_minute);
+  INFO(dump(result));
+  CHECK(result.nodes.launched == 1);
+  CHECK(result.pods.evicted == 2);
+  CHECK(sim.alive().size() == 2);
+  for (const auto& n : sim.cluster().nodes()) {
+    if (n.name == "node-0") {
+      CHECK(n.pods.size() == 3);
+    } else {
+      CHECK(n.labels.at(std::string(model::labels::k_nodepool)) == "default");
+      CHECK(n.pods.size() == 2);
+    }
+  }
+  CHECK(result.disruptions.consolidation_delete == 0);
+  CHECK(result.disruptions.consolidation_replace == 0);
+  CHECK(result.disruptions.emptiness == 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Preferences (PreferencePolicy Ignore)
 
