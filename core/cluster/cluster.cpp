@@ -9,8 +9,8 @@ namespace capsim::cluster {
 
 bool do_not_disrupt_active(const PodState& pod, SimTime now)
 {
-  if (!pod.pod.spec) {
-    return false;
+  if (!pod.pod.spec || pod.pod.terminating) {
+    return false; // (a terminating pod is not evicted: IsDisruptable asks active pods only)
   }
   const Duration d = pod.pod.spec->do_not_disrupt;
   if (d <= 0) {
@@ -68,7 +68,7 @@ void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
   n.requested += r;
   if (p.pod.is_daemon) {
     n.daemon_requested += r;
-  } else {
+  } else if (model::listed_on_node(p.pod)) {
     n.pods.push_back(pod);
     n.pods_revision = ++m_pods_revisions;
     if (p.pod.spec && !p.pod.spec->pod_anti_affinity_required.empty()) {
@@ -112,7 +112,7 @@ void Cluster::unbind(PodIndex pod, SimTime now)
   n.requested -= r;
   if (p.pod.is_daemon) {
     n.daemon_requested -= r;
-  } else {
+  } else if (model::listed_on_node(p.pod)) {
     auto it = std::find(n.pods.begin(), n.pods.end(), pod);
     if (it != n.pods.end()) {
       *it = n.pods.back();

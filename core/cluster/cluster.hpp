@@ -45,8 +45,9 @@ struct alignas(64) PodState
 };
 
 // Whether a pod's karpenter.sh/do-not-disrupt annotation is in force at `now`: "true" always; a
-// duration while the pod has run for less than it (or has not started). Karpenter neither
-// disrupts a node for such a pod nor evicts it while draining one.
+// duration while the pod has run for less than it (or has not started); never for a
+// terminating pod. Karpenter neither disrupts a node for such a pod nor evicts it while draining
+// one.
 [[nodiscard]] bool do_not_disrupt_active(const PodState& pod, SimTime now);
 
 enum class NodeOwner : std::uint8_t { static_node, node_pool, node_group };
@@ -97,7 +98,7 @@ struct NodeState
   // The NodeClaim's terminationGracePeriod, copied from its NodePool at launch (nullopt: wait
   // forever); a later NodePool version does not change it.
   std::optional<Duration> termination_grace_period;
-  std::vector<PodIndex> pods; // bound non-DaemonSet pods
+  std::vector<PodIndex> pods; // bound pods that model::listed_on_node lists
   // A new value (unique within the Cluster) whenever `pods` changes, so readers that derive
   // facts from the pod list can tell it is unchanged without comparing it.
   std::uint64_t pods_revision = 0;

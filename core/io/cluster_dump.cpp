@@ -207,7 +207,8 @@ private:
       ns = "default";
     }
     f.created = stamp(s, child(md, "creationTimestamp"));
-    f.deleting = stamp(s, child(md, "deletionTimestamp")) >= 0;
+    f.deletion = stamp(s, child(md, "deletionTimestamp"));
+    f.deleting = f.deletion >= 0;
     const auto owners = child(md, "ownerReferences");
     if (is_seq(owners)) {
       for (const auto& o : owners) {

@@ -70,6 +70,7 @@ struct DumpPodFacts
   SimTime started = -1;   // status.startTime
   SimTime scheduled = -1; // PodScheduled condition lastTransitionTime
   bool deleting = false;  // metadata.deletionTimestamp set
+  SimTime deletion = -1;  // metadata.deletionTimestamp
   bool node_pod = false;  // static or mirror pod (owned by its Node)
   bool finished = false;  // phase Succeeded or Failed
   std::string node_name;  // spec.nodeName

@@ -68,13 +68,13 @@ double eviction_cost(const model::PodSpec& spec)
 
 bool currently_reschedulable(const cluster::PodState& p, const PdbLimits* pdbs, SimTime now)
 {
-  if (p.phase != cluster::PodPhase::bound || p.pod.is_daemon || !p.pod.spec) {
+  if (p.phase != cluster::PodPhase::bound || !model::listed_on_node(p.pod) || !p.pod.spec) {
     return false;
   }
   if (cluster::do_not_disrupt_active(p, now)) {
     return false;
   }
-  return pdbs == nullptr || !pdbs->fully_blocked(*p.pod.spec);
+  return pdbs == nullptr || p.pod.terminating || !pdbs->fully_blocked(*p.pod.spec);
 }
 
 bool tolerates_disrupted_taint(const model::PodSpec& spec)
@@ -115,7 +115,9 @@ void PdbLimits::count(const cluster::Cluster& cluster)
   std::vector<std::int64_t> expected(pdbs.size(), 0);
   std::vector<std::int64_t> healthy(pdbs.size(), 0);
   for (const auto& p : cluster.pods()) {
-    if (!p.pod.spec || (p.phase != PodPhase::pending && p.phase != PodPhase::bound)) {
+    // (The disruption controller counts no pod being deleted, and the controller's scale that
+    // `expected` stands for leaves it out.)
+    if (!p.pod.spec || p.pod.terminating || (p.phase != PodPhase::pending && p.phase != PodPhase::bound)) {
       continue;
     }
     for (const auto i : matching(*p.pod.spec)) {
@@ -274,7 +276,7 @@ PodFacts facts_of(const cluster::PodState& ps)
   PodFacts f;
   if (ps.pod.spec) {
     f.cost = eviction_cost(*ps.pod.spec);
-    f.do_not_disrupt = ps.pod.spec->do_not_disrupt > 0;
+    f.do_not_disrupt = ps.pod.spec->do_not_disrupt > 0 && !ps.pod.terminating;
     f.plain = !f.do_not_disrupt;
   }
   return f;
@@ -437,7 +439,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
     if (ctx.pdbs != nullptr && !ctx.pdbs->empty()) {
       for (const PodIndex p : node.pods) {
         const auto& ps = cluster.pod(p);
-        if (!ps.pod.spec || tolerates_disrupted_taint(*ps.pod.spec)) {
+        if (!ps.pod.spec || ps.pod.terminating || tolerates_disrupted_taint(*ps.pod.spec)) {
           continue; // not evicted by the drain, so PDBs do not matter
         }
         const std::string why = ctx.pdbs->eviction_blocker(*ps.pod.spec);

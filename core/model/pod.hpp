@@ -73,6 +73,12 @@ struct Pod
   PodSpecPtr spec;
   SimTime arrival = 0;
   bool is_daemon = false; // a DaemonSet pod (not counted in final_nodes pods)
+  // Deleted, still on its node (a kubectl dump's pod with metadata.deletionTimestamp, as
+  // Karpenter sees it): it holds its room until it is gone and is never evicted, so it blocks no
+  // disruption and counts in no PDB; unless a StatefulSet owns it (its replacement waits for it)
+  // it is not rescheduled either, and the cluster keeps it off its node's pod list
+  // (IsReschedulable, listed_on_node).
+  bool terminating = false;
   Resources requests;     // what the scheduler uses; normally spec->requests
   std::string name;
   Duration runtime = -1;  // running time once started; -1: runs until deleted or the end
@@ -82,5 +88,12 @@ struct Pod
   // start time). Its do-not-disrupt duration and runtime count from that start.
   Duration started_before = 0;
 };
+
+// Whether a bound pod is on its node's pod list (cluster::NodeState::pods): all but DaemonSet
+// pods and terminating pods other than a StatefulSet's, which only hold their room.
+[[nodiscard]] inline bool listed_on_node(const Pod& p)
+{
+  return !p.is_daemon && (!p.terminating || (p.spec && p.spec->owner == OwnerKind::stateful_set));
+}
 
 } // namespace capsim::model

@@ -56,10 +56,25 @@ std::string label(const model::Labels& labels, std::string_view key)
   return it == labels.end() ? std::string() : it->second;
 }
 
+// How an engine sees the pods being deleted (metadata.deletionTimestamp) that are still on their
+// nodes.
+enum class TerminatingView : std::uint8_t {
+  // model::Pod::terminating: they keep their room; only a StatefulSet's are moved, and none is
+  // evicted, so none blocks.
+  karpenter,
+  // As any other pod, moved and counted in utilization, until they have been terminating longer
+  // than their grace period plus 30 s (drain.IsPodLongTerminating): then they are left out.
+  cluster_autoscaler,
+};
+
+// Cluster Autoscaler's PodLongTerminatingExtraThreshold.
+constexpr Duration k_long_terminating_extra = 30 * k_second;
+
 // The cluster as dumped: nodes in dump order with their real allocatable and timestamps,
-// pods bound where kubectl says (in dump order), pending pods pending.
+// pods bound where kubectl says (in dump order), pending pods pending; deleted pods that are
+// not on a node yet are left out.
 cluster::Cluster build_cluster(const io::ClusterDump& dump, const catalog::Catalog& cat, SimTime now,
-                               std::size_t* pending)
+                               TerminatingView view, std::size_t* pending)
 {
   const auto& sc = dump.scenario;
   cluster::Cluster c;
@@ -101,13 +116,20 @@ cluster::Cluster build_cluster(const io::ClusterDump& dump, const catalog::Catal
     const std::string ns = pod.spec ? pod.spec->namespace_ : "default";
     const auto facts_it = dump.pods.find(io::pod_key(ns, pod.name));
     const io::DumpPodFacts facts = facts_it != dump.pods.end() ? facts_it->second : io::DumpPodFacts{};
-    if (facts.deleting) {
-      continue; // terminating: neither moved nor counted
-    }
-    const PodIndex p = c.add_pod(pod);
-    const SimTime created = facts.created >= 0 ? facts.created : now;
     const auto node = pod.node_name.empty() ? by_name.end() : by_name.find(pod.node_name);
-    if (node == by_name.end() || !c.node(node->second).alive()) {
+    const bool on_node = node != by_name.end() && c.node(node->second).alive();
+    if (facts.deleting) {
+      const Duration grace = pod.spec ? pod.spec->termination_grace_period : 30 * k_second;
+      if (!on_node
+          || (view == TerminatingView::cluster_autoscaler && facts.deletion + grace + k_long_terminating_extra < now)) {
+        continue;
+      }
+    }
+    model::Pod added = pod;
+    added.terminating = facts.deleting && view == TerminatingView::karpenter;
+    const PodIndex p = c.add_pod(std::move(added));
+    const SimTime created = facts.created >= 0 ? facts.created : now;
+    if (!on_node) {
       c.set_pending(p, created);
       ++*pending;
       continue;
@@ -801,9 +823,9 @@ PreviewResult run_preview(const io::ClusterDump& dump, const PreviewOptions& opt
   out.warnings = dump.warnings;
   const catalog::Catalog cat =
       catalog::load_catalog(sc.settings.region, options.catalog_dir, sc.location_of(sc.settings.region_location));
-  const cluster::Cluster cluster = build_cluster(dump, cat, out.now, &out.pending_pods);
+  const cluster::Cluster cluster = build_cluster(dump, cat, out.now, TerminatingView::karpenter, &out.pending_pods);
   for (const auto& p : cluster.pods()) {
-    out.pods += p.pod.is_daemon ? 0 : 1;
+    out.pods += p.pod.is_daemon || p.pod.terminating ? 0 : 1;
   }
   for (const auto& n : cluster.nodes()) {
     if (n.instance_type == nullptr && !label(n.labels, model::labels::k_instance_type).empty()) {
@@ -815,7 +837,16 @@ PreviewResult run_preview(const io::ClusterDump& dump, const PreviewOptions& opt
     out.warnings.push_back(fmt::format("{} pod(s) are pending: Karpenter's simulations place them too", out.pending_pods));
   }
   KarpenterPreview(dump, cat, cluster, out.now).run(out);
-  cluster_autoscaler(sc, cluster, dump, out.now, out);
+  // (Built again only when it differs: some pod on a node is being deleted.)
+  const bool terminating = std::any_of(cluster.pods().begin(), cluster.pods().end(),
+                                       [](const cluster::PodState& p) { return p.pod.terminating; });
+  if (terminating) {
+    std::size_t pending = 0;
+    cluster_autoscaler(sc, build_cluster(dump, cat, out.now, TerminatingView::cluster_autoscaler, &pending), dump,
+                       out.now, out);
+  } else {
+    cluster_autoscaler(sc, cluster, dump, out.now, out);
+  }
   const auto by_name = [](const NodeVerdict& a, const NodeVerdict& b) { return a.name < b.name; };
   std::sort(out.karpenter.begin(), out.karpenter.end(), by_name);
   std::sort(out.cluster_autoscaler.begin(), out.cluster_autoscaler.end(), by_name);

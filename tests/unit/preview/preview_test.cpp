@@ -666,3 +666,105 @@ TEST_CASE("preview: a static NodePool's nodes are never consolidated; drifted, t
     CHECK(v.reason.find("static NodePool " + pool + ": replaced by a node from its template first") != std::string::npos);
   }
 }
+
+// Pods with a deletionTimestamp still on their node (a rollout caught mid-way). Karpenter's
+// cluster state keeps their requests on the node until they are gone; pod.IsReschedulable
+// moves only a StatefulSet's (its replacement waits for the name), and none is evicted, so
+// none blocks (IsDisruptable, pdb.isEvictable). Cluster Autoscaler treats them as any other pod
+// until they have been terminating for longer than their grace period plus 30 s
+// (drain.IsPodLongTerminating), then leaves them out of utilization and drains.
+TEST_CASE("preview: pods being deleted hold their room; only a StatefulSet's move", "[preview][karpenter][cas]")
+{
+  using Json = nlohmann::json;
+  std::ifstream in(k_dir + "pods.json");
+  const Json pods = Json::parse(in);
+  const auto pod_named = [&](const std::string& name) {
+    for (const auto& p : pods["items"]) {
+      if (p["metadata"]["name"] == name) {
+        return p;
+      }
+    }
+    FAIL("no pod " << name);
+    return Json();
+  };
+  // A copy of `like` named `name` on `node` (short name), deleted at `deleted`.
+  const auto deleted_copy = [&](const std::string& like, const std::string& name, const std::string& node,
+                                const std::string& deleted) {
+    Json p = pod_named(like);
+    p["metadata"]["name"] = name;
+    p["metadata"]["deletionTimestamp"] = deleted;
+    p["metadata"]["deletionGracePeriodSeconds"] = 30;
+    p["spec"]["nodeName"] = node + ".ec2.internal";
+    return p;
+  };
+  const auto run = [&](const std::vector<Json>& extra, const std::string& tag) {
+    Json all = pods;
+    for (const auto& p : extra) {
+      all["items"].push_back(p);
+    }
+    auto files = fixture_files();
+    files.pods = write("pods-deleted-" + tag + ".json", all.dump(2));
+    return preview::run_preview(io::load_cluster_dump(files), {});
+  };
+
+  SECTION("a Deployment's pod leaves an empty node empty; CA moves it while it is terminating")
+  {
+    const auto r = run({deleted_copy("web-7c9d8f6b5-aaaaa", "web-7c9d8f6b5-zzzzz", "ip-10-0-1-60",
+                                     "2026-11-29T11:59:50Z")},
+                       "rs");
+    CHECK(r.pods == 11);
+    REQUIRE(r.next_command);
+    CHECK(r.next_command->method == "emptiness");
+    CHECK(r.next_command->nodes == std::vector<std::string>{"ip-10-0-1-60.ec2.internal"});
+    const auto& ca = find(r.cluster_autoscaler, "ip-10-0-1-60");
+    CHECK(ca.decision == "scale-down");
+    CHECK(ca.reason_code == "underutilized");
+    CHECK(ca.cpu_utilization == Approx((125.0 + 500) / 1930).epsilon(1e-5));
+    CHECK(ca.reason.find("web/web-7c9d8f6b5-zzzzz -> ") != std::string::npos);
+  }
+
+  SECTION("terminating longer than its grace period plus 30 s, CA leaves it out")
+  {
+    const auto r = run({deleted_copy("web-7c9d8f6b5-aaaaa", "web-7c9d8f6b5-zzzzz", "ip-10-0-1-60",
+                                     "2026-11-29T11:58:59Z")},
+                       "long");
+    const auto& ca = find(r.cluster_autoscaler, "ip-10-0-1-60");
+    CHECK(ca.decision == "scale-down");
+    CHECK(ca.reason_code == "empty");
+    CHECK(find(r.karpenter, "ip-10-0-1-60").method == "emptiness");
+  }
+
+  SECTION("a StatefulSet's pod is rescheduled, so its node is not empty, and its PDB does not block")
+  {
+    // A second payments pod (payments-0's PDB allows no disruption) on the empty m5.large.
+    const auto r = run({deleted_copy("payments-0", "payments-1", "ip-10-0-1-60", "2026-11-29T11:59:50Z")}, "sts");
+    const auto& v = find(r.karpenter, "ip-10-0-1-60");
+    CHECK(v.method != "emptiness");
+    CHECK(v.decision == "delete");
+    CHECK(v.pods == 1);
+    CHECK(v.saving_per_hour == Approx(0.096));
+    REQUIRE(r.next_command);
+    CHECK(r.next_command->method != "emptiness");
+    CHECK(find(r.karpenter, "ip-10-0-1-40").reason_code == "pdb"); // unchanged: the deleted pod is not counted
+  }
+
+  SECTION("their room stays taken: with every other node full of them, the web pod needs a new node")
+  {
+    std::vector<Json> extra;
+    for (const char* node : {"ip-10-0-1-20", "ip-10-0-1-30", "ip-10-0-1-40", "ip-10-0-1-50", "ip-10-0-1-60",
+                             "ip-10-0-1-70", "ip-10-0-3-10", "ip-10-0-4-10", "ip-10-0-2-10", "ip-10-0-0-5"}) {
+      Json p = deleted_copy("web-7c9d8f6b5-aaaaa", std::string("filler-") + node, node, "2026-11-29T11:59:50Z");
+      p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "8";
+      extra.push_back(p);
+    }
+    const auto r = run(extra, "full");
+    CHECK(r.pods == 11);
+    // The m5.xlarge's web pod fit on the m5.2xlarge; now it fits nowhere: an m5.large ($0.096).
+    const auto& under = find(r.karpenter, "ip-10-0-1-10");
+    CHECK(under.decision == "replace");
+    REQUIRE(under.replacement);
+    CHECK(under.replacement->price_per_hour < 0.192);
+    // The m5.large holding DaemonSet pods and a filler is still empty.
+    CHECK(find(r.karpenter, "ip-10-0-1-60").method == "emptiness");
+  }
+}
