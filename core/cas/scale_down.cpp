@@ -68,7 +68,7 @@ PdbTracker::PdbTracker(const std::vector<model::PodDisruptionBudget>& pdbs, cons
     }
     for (const auto i : matching(p.pod)) {
       ++expected[i];
-      if (p.phase == cluster::PodPhase::bound && p.started_at >= 0) {
+      if (p.phase == cluster::PodPhase::bound && p.started_at >= 0 && !p.pod.unready) {
         ++healthy[i];
       }
     }

@@ -237,8 +237,11 @@ private:
     if (is_seq(conditions)) {
       for (const auto& c : conditions) {
         const SimTime t = stamp(s, child(c, "lastTransitionTime"));
-        if (scalar(child(c, "type")) == "PodScheduled" && scalar(child(c, "status")) == "True") {
+        const std::string type = scalar(child(c, "type"));
+        if (type == "PodScheduled" && scalar(child(c, "status")) == "True") {
           f.scheduled = t;
+        } else if (type == "Ready" && scalar(child(c, "status")) == "False") {
+          f.unready = true;
         }
       }
     }

@@ -73,6 +73,7 @@ struct DumpPodFacts
   SimTime deletion = -1;  // metadata.deletionTimestamp
   bool node_pod = false;  // static or mirror pod (owned by its Node)
   bool finished = false;  // phase Succeeded or Failed
+  bool unready = false;   // its Ready condition is False
   std::string node_name;  // spec.nodeName
   std::string daemon_set; // owning DaemonSet name, "" when none
 };

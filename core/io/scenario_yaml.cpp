@@ -1887,9 +1887,17 @@ void ScenarioParser::read_pdb(const Doc& d)
     m_r.error(d.root, fmt::format("{} needs a 'spec' with a selector and minAvailable or maxUnavailable", w));
     return;
   }
-  if (!m_r.check_fields(spec, w + ".spec", {"selector", "minAvailable", "maxUnavailable"},
-                        {"unhealthyPodEvictionPolicy"})) {
+  if (!m_r.check_fields(spec, w + ".spec", {"selector", "minAvailable", "maxUnavailable", "unhealthyPodEvictionPolicy"})) {
     return;
+  }
+  if (const auto policy = child(spec, "unhealthyPodEvictionPolicy"); present(policy)) {
+    const auto v = m_r.string(policy, w + ".spec.unhealthyPodEvictionPolicy");
+    if (v && *v != "IfHealthyBudget" && *v != "AlwaysAllow") {
+      m_r.error(policy, fmt::format("'{}.spec.unhealthyPodEvictionPolicy' must be IfHealthyBudget or AlwaysAllow (got '{}')",
+                                    w, *v));
+      return;
+    }
+    pdb.always_allow_unhealthy = v && *v == "AlwaysAllow";
   }
   if (auto sel = m_r.label_selector(child(spec, "selector"), w + ".spec.selector")) {
     pdb.selector = *sel;

@@ -74,7 +74,7 @@ bool currently_reschedulable(const cluster::PodState& p, const PdbLimits* pdbs, 
   if (cluster::do_not_disrupt_active(p, now)) {
     return false;
   }
-  return pdbs == nullptr || p.pod.terminating || !pdbs->fully_blocked(*p.pod.spec);
+  return pdbs == nullptr || p.pod.terminating || !pdbs->fully_blocked(p.pod);
 }
 
 bool tolerates_disrupted_taint(const model::PodSpec& spec)
@@ -122,7 +122,7 @@ void PdbLimits::count(const cluster::Cluster& cluster)
     }
     for (const auto i : matching(*p.pod.spec)) {
       ++expected[i];
-      if (p.phase == PodPhase::bound && p.started_at >= 0) {
+      if (p.phase == PodPhase::bound && p.started_at >= 0 && !p.pod.unready) {
         ++healthy[i];
       }
     }
@@ -168,12 +168,12 @@ const std::vector<std::uint32_t>& PdbLimits::matching(const model::PodSpec& spec
   return m_matching.emplace(&spec, std::move(out)).first->second;
 }
 
-std::string PdbLimits::eviction_blocker(const model::PodSpec& spec) const
+std::string PdbLimits::eviction_blocker(const model::Pod& pod) const
 {
   if (empty()) {
     return {};
   }
-  const auto& m = matching(spec);
+  const auto& m = matching(*pod.spec);
   if (m.size() > 1) {
     std::string names;
     for (const auto i : m) {
@@ -181,24 +181,29 @@ std::string PdbLimits::eviction_blocker(const model::PodSpec& spec) const
     }
     return "eviction does not support multiple PDBs (" + names + ")";
   }
-  if (m.size() == 1 && allowed()[m[0]] == 0) {
+  if (m.size() == 1 && allowed()[m[0]] == 0 && !evicts_unready(m[0], pod)) {
     const auto& pdb = (*m_pdbs)[m[0]];
     return "PDB " + pdb.namespace_ + "/" + pdb.name + " allows no disruption now";
   }
   return {};
 }
 
-bool PdbLimits::fully_blocked(const model::PodSpec& spec) const
+bool PdbLimits::fully_blocked(const model::Pod& pod) const
 {
   if (empty()) {
     return false;
   }
-  const auto& m = matching(spec);
+  const auto& m = matching(*pod.spec);
   // isEvictable returns at the first PDB when a pod has several (they block anyway).
   if (m.size() > 1) {
     return true;
   }
-  return m.size() == 1 && m_fully_blocking[m[0]];
+  return m.size() == 1 && m_fully_blocking[m[0]] && !evicts_unready(m[0], pod);
+}
+
+bool PdbLimits::evicts_unready(std::size_t pdb, const model::Pod& pod) const
+{
+  return pod.unready && (*m_pdbs)[pdb].always_allow_unhealthy;
 }
 
 const catalog::InstanceType* pool_instance_type(const NodePoolInput& pool, std::string_view name)
@@ -442,7 +447,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
         if (!ps.pod.spec || ps.pod.terminating || tolerates_disrupted_taint(*ps.pod.spec)) {
           continue; // not evicted by the drain, so PDBs do not matter
         }
-        const std::string why = ctx.pdbs->eviction_blocker(*ps.pod.spec);
+        const std::string why = ctx.pdbs->eviction_blocker(ps.pod);
         if (!why.empty()) {
           out.blocked = "pod " + pod_name(ps) + ": " + why;
           return out;

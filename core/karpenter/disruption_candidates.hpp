@@ -40,8 +40,8 @@ enum class DisruptionClass : std::uint8_t { graceful, eventual };
 [[nodiscard]] bool tolerates_disrupted_taint(const model::PodSpec& spec);
 
 // PodDisruptionBudgets with their status computed from the cluster, as the Kubernetes
-// disruption controller would: expected = matching live pods (pending or bound), healthy =
-// matching running pods; desiredHealthy from minAvailable (count, or percent rounded up) or
+// disruption controller would: expected = matching live pods (pending or bound, not being
+// deleted), healthy = those running and not unready; desiredHealthy from minAvailable (count, or percent rounded up) or
 // expected - maxUnavailable (count, or percent rounded up); allowed = max(0, healthy - desired).
 class PdbLimits
 {
@@ -51,12 +51,14 @@ public:
   // walks every pod of the run): what provisioning asks of the pods on deleting nodes.
   explicit PdbLimits(const std::vector<model::PodDisruptionBudget>& pdbs);
 
-  // Why evicting the pod is blocked now (pdb.Limits.CanEvictPods, zero-disruptions mode): it is
-  // covered by more than one PDB, or its PDB allows no disruption. "" when it may be evicted.
-  [[nodiscard]] std::string eviction_blocker(const model::PodSpec& spec) const;
+  // Why evicting the pod (it has a spec) is blocked now (pdb.Limits.CanEvictPods,
+  // zero-disruptions mode): it is covered by more than one PDB, or its PDB allows no disruption
+  // (unless the pod is unready and the PDB's policy is AlwaysAllow). "" when it may be evicted.
+  [[nodiscard]] std::string eviction_blocker(const model::Pod& pod) const;
 
-  // A PDB covering the pod is fully blocking (maxUnavailable 0 / "0%", minAvailable "100%").
-  [[nodiscard]] bool fully_blocked(const model::PodSpec& spec) const;
+  // A PDB covering the pod (it has a spec) is fully blocking (maxUnavailable 0 / "0%",
+  // minAvailable "100%"; not for an unready pod under AlwaysAllow), or several cover it.
+  [[nodiscard]] bool fully_blocked(const model::Pod& pod) const;
 
   [[nodiscard]] std::int64_t disruptions_allowed(std::size_t pdb) const;
 
@@ -64,6 +66,8 @@ public:
 
 private:
   [[nodiscard]] const std::vector<std::uint32_t>& matching(const model::PodSpec& spec) const;
+  // The PDB's unhealthyPodEvictionPolicy AlwaysAllow lets the unready pod go whatever it allows.
+  [[nodiscard]] bool evicts_unready(std::size_t pdb, const model::Pod& pod) const;
   // DisruptionsAllowed per PDB from the cluster's pending and bound pods.
   void count(const cluster::Cluster& cluster);
   [[nodiscard]] const std::vector<std::int64_t>& allowed() const;

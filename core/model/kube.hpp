@@ -128,6 +128,10 @@ struct PodDisruptionBudget
   LabelSelector selector;
   std::optional<std::string> min_available;
   std::optional<std::string> max_unavailable;
+  // spec.unhealthyPodEvictionPolicy AlwaysAllow: a pod whose Ready condition is False may be
+  // evicted whatever the budget allows (model::Pod::unready; IfHealthyBudget, the default, when
+  // false).
+  bool always_allow_unhealthy = false;
 
   bool operator==(const PodDisruptionBudget&) const = default;
 };

@@ -79,6 +79,9 @@ struct Pod
   // it is not rescheduled either, and the cluster keeps it off its node's pod list
   // (IsReschedulable, listed_on_node).
   bool terminating = false;
+  // Its Ready condition is False (a kubectl dump's pod; simulated pods are Ready once they run):
+  // not healthy for its PDB, and evictable whatever the budget under AlwaysAllow.
+  bool unready = false;
   Resources requests;     // what the scheduler uses; normally spec->requests
   std::string name;
   Duration runtime = -1;  // running time once started; -1: runs until deleted or the end

@@ -127,6 +127,7 @@ cluster::Cluster build_cluster(const io::ClusterDump& dump, const catalog::Catal
     }
     model::Pod added = pod;
     added.terminating = facts.deleting && view == TerminatingView::karpenter;
+    added.unready = facts.unready;
     const PodIndex p = c.add_pod(std::move(added));
     const SimTime created = facts.created >= 0 ? facts.created : now;
     if (!on_node) {

@@ -814,6 +814,7 @@ spec: {priorityClassName: system-node-critical, containers: [{name: c}]}
 )");
   REQUIRE(s.pdbs.size() == 1);
   CHECK(s.pdbs[0].min_available == "80%");
+  CHECK(s.pdbs[0].always_allow_unhealthy);
   REQUIRE(s.pdbs[0].selector.match_expressions.size() == 1);
   CHECK(s.pdbs[0].selector.matches({{"app", "api"}}));
   CHECK(s.pods.at(0).spec->priority == 1000);
@@ -826,6 +827,22 @@ metadata: {name: web}
 spec: {minAvailable: 1, maxUnavailable: 1, selector: {}}
 )",
                 "t.yaml:8:7: error: PodDisruptionBudget/web: minAvailable and maxUnavailable exclude each other");
+  REQUIRE_ERROR(k_scenario + R"(---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec: {maxUnavailable: 1, selector: {}, unhealthyPodEvictionPolicy: Always}
+)",
+                "t.yaml:8:69: error: 'PodDisruptionBudget/web.spec.unhealthyPodEvictionPolicy' must be IfHealthyBudget "
+                "or AlwaysAllow (got 'Always')");
+  const auto if_healthy = parse(k_scenario + R"(---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec: {maxUnavailable: 1, selector: {}, unhealthyPodEvictionPolicy: IfHealthyBudget}
+)");
+  REQUIRE(if_healthy.pdbs.size() == 1);
+  CHECK_FALSE(if_healthy.pdbs[0].always_allow_unhealthy);
 }
 
 TEST_CASE("scenario: an inline Catalog with and without overhead", "[io][catalog]")

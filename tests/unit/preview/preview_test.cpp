@@ -768,3 +768,41 @@ TEST_CASE("preview: pods being deleted hold their room; only a StatefulSet's mov
     CHECK(find(r.karpenter, "ip-10-0-1-60").method == "emptiness");
   }
 }
+
+// pdb.isEvictable: under a PDB whose unhealthyPodEvictionPolicy is AlwaysAllow, a pod whose Ready
+// condition is False may be evicted whatever the budget (consolidation_test.go "can replace
+// nodes, considers PDB policy"); and the disruption controller counts only Ready pods healthy.
+TEST_CASE("preview: unready pods under an AlwaysAllow PDB do not block", "[preview][karpenter]")
+{
+  using Json = nlohmann::json;
+  const auto load = [](const std::string& name) {
+    std::ifstream in(k_dir + name);
+    return Json::parse(in);
+  };
+  const auto verdict = [&](bool always_allow, bool unready) {
+    Json pdbs = load("pdbs.json");
+    Json pods = load("pods.json");
+    if (always_allow) {
+      pdbs["items"][0]["spec"]["unhealthyPodEvictionPolicy"] = "AlwaysAllow";
+    }
+    for (auto& p : pods["items"]) {
+      if (unready && p["metadata"]["name"] == "payments-0") {
+        p["status"]["conditions"].push_back(
+            {{"type", "Ready"}, {"status", "False"}, {"lastTransitionTime", "2026-11-29T11:00:00Z"}});
+      }
+    }
+    const std::string tag = fmt::format("{}{}", always_allow, unready);
+    auto files = fixture_files();
+    files.pdbs = write("pdbs-policy-" + tag + ".json", pdbs.dump(2));
+    files.pods = write("pods-policy-" + tag + ".json", pods.dump(2));
+    return find(preview::run_preview(io::load_cluster_dump(files), {}).karpenter, "ip-10-0-1-40");
+  };
+  // payments-0's PDB (maxUnavailable 0) allows no disruption: its node is kept...
+  CHECK(verdict(false, false).reason_code == "pdb");
+  CHECK(verdict(true, false).reason_code == "pdb"); // ...a Ready pod under AlwaysAllow too
+  CHECK(verdict(false, true).reason_code == "pdb"); // ...an unready one under IfHealthyBudget too
+  // Unready under AlwaysAllow: nothing blocks; its 500m fits elsewhere, so the node goes.
+  const auto v = verdict(true, true);
+  CHECK(v.reason_code != "pdb");
+  CHECK(v.decision == "delete");
+}
