@@ -41,8 +41,9 @@ enum class DisruptionClass : std::uint8_t { graceful, eventual };
 
 // PodDisruptionBudgets with their status computed from the cluster, as the Kubernetes
 // disruption controller would: expected = matching live pods (pending or bound, not being
-// deleted), healthy = those running and not unready; desiredHealthy from minAvailable (count, or percent rounded up) or
-// expected - maxUnavailable (count, or percent rounded up); allowed = max(0, healthy - desired).
+// deleted), healthy = those running and not unready; desiredHealthy from minAvailable (count,
+// or percent rounded up) or expected - maxUnavailable (count, or percent rounded up);
+// allowed = max(0, healthy - desired).
 class PdbLimits
 {
 public:
