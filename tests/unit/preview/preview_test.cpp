@@ -745,7 +745,7 @@ TEST_CASE("preview: pods being deleted hold their room; only a StatefulSet's mov
     CHECK(v.saving_per_hour == Approx(0.096));
     REQUIRE(r.next_command);
     CHECK(r.next_command->method != "emptiness");
-    CHECK(find(r.karpenter, "ip-10-0-1-40").reason_code == "pdb"); // unchanged: the deleted pod is not counted
+    CHECK(find(r.karpenter, "ip-10-0-1-40").reason_code == "pdb"); // (its maxUnavailable 0 still blocks payments-0)
   }
 
   SECTION("their room stays taken: with every other node full of them, the web pod needs a new node")
@@ -805,4 +805,50 @@ TEST_CASE("preview: unready pods under an AlwaysAllow PDB do not block", "[previ
   const auto v = verdict(true, true);
   CHECK(v.reason_code != "pdb");
   CHECK(v.decision == "delete");
+}
+
+// The disruption controller's DisruptionsAllowed counts neither pods being deleted nor unready
+// pods as healthy: under minAvailable 1, payments-0 alone (healthy) leaves no disruption, and
+// neither a deleted second payments pod nor, once payments-0 is unready, anything adds one.
+TEST_CASE("preview: PDB counts leave out deleted and unready pods", "[preview][karpenter]")
+{
+  using Json = nlohmann::json;
+  const auto load = [](const std::string& name) {
+    std::ifstream in(k_dir + name);
+    return Json::parse(in);
+  };
+  const auto verdict = [&](const std::string& min_available, bool deleted_copy, bool unready) {
+    Json pdbs = load("pdbs.json");
+    Json pods = load("pods.json");
+    pdbs["items"][0]["spec"].erase("maxUnavailable");
+    pdbs["items"][0]["spec"]["minAvailable"] = std::stoi(min_available);
+    Json copy;
+    for (auto& p : pods["items"]) {
+      if (p["metadata"]["name"] == "payments-0") {
+        copy = p;
+        if (unready) {
+          p["status"]["conditions"].push_back(
+              {{"type", "Ready"}, {"status", "False"}, {"lastTransitionTime", "2026-11-29T11:00:00Z"}});
+        }
+      }
+    }
+    if (deleted_copy) {
+      copy["metadata"]["name"] = "payments-1";
+      copy["metadata"]["deletionTimestamp"] = "2026-11-29T11:59:50Z";
+      copy["spec"]["nodeName"] = "ip-10-0-1-60.ec2.internal";
+      pods["items"].push_back(copy);
+    }
+    const std::string tag = fmt::format("{}{}{}", min_available, deleted_copy, unready);
+    auto files = fixture_files();
+    files.pdbs = write("pdbs-count-" + tag + ".json", pdbs.dump(2));
+    files.pods = write("pods-count-" + tag + ".json", pods.dump(2));
+    return find(preview::run_preview(io::load_cluster_dump(files), {}).karpenter, "ip-10-0-1-40");
+  };
+  // minAvailable 0 allows payments-0 to go, minAvailable 1 does not.
+  CHECK(verdict("0", false, false).reason_code != "pdb");
+  CHECK(verdict("1", false, false).reason_code == "pdb");
+  // A deleted copy would make two healthy pods of one wanted.
+  CHECK(verdict("1", true, false).reason_code == "pdb");
+  // Unready, payments-0 leaves none healthy: even minAvailable 0 allows no disruption.
+  CHECK(verdict("0", false, true).reason_code == "pdb");
 }
