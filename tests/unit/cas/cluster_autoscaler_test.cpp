@@ -693,7 +693,7 @@ TEST_CASE("balance-similar-node-groups splits a scale-up across zonal groups", "
   }
 }
 
-TEST_CASE("spot interruptions: the ASG replaces the instance; CA alone does not drain early",
+TEST_CASE("spot interruptions: the ASG replaces the instance, CA alone does not drain early",
           "[cas][controller][spot]")
 {
   auto sc = base_scenario();

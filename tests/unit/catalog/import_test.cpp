@@ -355,7 +355,7 @@ TEST_CASE("import: zone factors give back every zone's spot price exactly", "[ca
   }
 }
 
-TEST_CASE("import: deterministic bytes; first description of a type wins", "[catalog][import]")
+TEST_CASE("import: deterministic bytes, first description of a type wins", "[catalog][import]")
 {
   const auto again = import_aws_json(read_aws_json_files(k_fixtures));
   REQUIRE(again.files.size() == fixture_import(false).files.size());

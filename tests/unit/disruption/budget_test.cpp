@@ -186,7 +186,7 @@ TEST_CASE("Budgets IsActive", "[disruption][budgets][cron]")
   }
 }
 
-TEST_CASE("Budgets cron: fields, lists, ranges, steps, names; day-of-month OR day-of-week", "[disruption][budgets][cron]")
+TEST_CASE("Budgets cron: fields, lists, ranges, steps, names, day-of-month OR day-of-week", "[disruption][budgets][cron]")
 {
   // Simulated time 0 is 1970-01-01T00:00Z, a Thursday.
   const auto s = parse_cron("*/15 9-17 * * mon-fri");

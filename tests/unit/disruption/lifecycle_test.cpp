@@ -124,7 +124,7 @@ Sim interrupted_spot_node(bool static_node)
 
 } // namespace
 
-TEST_CASE("Interruption: without an interruption queue Karpenter does not drain on the notice; the pods die with the "
+TEST_CASE("Interruption: without an interruption queue Karpenter does not drain on the notice, the pods die with the "
           "instance",
           "[disruption][interruption]")
 {

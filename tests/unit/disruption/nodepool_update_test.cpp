@@ -283,7 +283,7 @@ TEST_CASE("NodePool lifecycle: a NodePool created during the run takes pods from
   CHECK(bound_pods(s.sim) == 2);
 }
 
-TEST_CASE("NodePool lifecycle: deleting a NodePool deletes its nodes; other NodePools take the pods",
+TEST_CASE("NodePool lifecycle: deleting a NodePool deletes its nodes, other NodePools take the pods",
           "[disruption][nodepool-update]")
 {
   UpdateSuite s;

@@ -104,7 +104,7 @@ TEST_CASE("cli: what only the catalog or an engine can reject points at its line
   }
 }
 
-TEST_CASE("cli: trace generate is seeded; convert and stats read it back", "[io][cli]")
+TEST_CASE("cli: trace generate is seeded, convert and stats read it back", "[io][cli]")
 {
   const auto dir = temp_dir();
   const std::string gen = "trace generate --pattern poisson --rate-per-hour 120 --runtime lognormal:median=5m,p95=30m "

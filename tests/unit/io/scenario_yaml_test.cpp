@@ -1509,7 +1509,7 @@ TEST_CASE("scenario: a static NodePool (spec.replicas) and the NodePool CRD's ru
                 "dynamic (replicas unset) provisioning modes");
 }
 
-TEST_CASE("scenario: an EC2NodeClass annotated capsim.io/apply-at is a later version of it; its hashes",
+TEST_CASE("scenario: an EC2NodeClass annotated capsim.io/apply-at is a later version of it, its hashes",
           "[io][nodeclass]")
 {
   const auto node_class = [](const std::string& annotations, const std::string& spec) {

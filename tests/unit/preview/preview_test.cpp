@@ -635,11 +635,11 @@ TEST_CASE("preview: --volumes keeps pods where their volumes are", "[preview][ka
         != std::string::npos);
 }
 
-TEST_CASE("preview: a static NodePool's nodes are never consolidated; drifted, they are replaced from the template",
+TEST_CASE("preview: a static NodePool's nodes are never consolidated, drifted, they are replaced from the template",
           "[preview][karpenter][static]")
 {
   auto dump = fixture();
-  const auto& empty_node = find(preview::run_preview(dump, {}).karpenter, "ip-10-0-1-60");
+  const auto empty_node = find(preview::run_preview(dump, {}).karpenter, "ip-10-0-1-60"); // (a copy: the result goes)
   REQUIRE(empty_node.method == "emptiness"); // the fixture's empty node, as a dynamic NodePool's
   const std::string pool = empty_node.pool;
   for (auto& p : dump.scenario.node_pools) {
@@ -673,7 +673,7 @@ TEST_CASE("preview: a static NodePool's nodes are never consolidated; drifted, t
 // none blocks (IsDisruptable, pdb.isEvictable). Cluster Autoscaler treats them as any other pod
 // until they have been terminating for longer than their grace period plus 30 s
 // (drain.IsPodLongTerminating), then leaves them out of utilization and drains.
-TEST_CASE("preview: pods being deleted hold their room; only a StatefulSet's move", "[preview][karpenter][cas]")
+TEST_CASE("preview: pods being deleted hold their room, only a StatefulSet's move", "[preview][karpenter][cas]")
 {
   using Json = nlohmann::json;
   std::ifstream in(k_dir + "pods.json");

@@ -74,7 +74,7 @@ TEST_CASE("html: all text is escaped", "[report][html]")
   CHECK(html.find("a &amp; b") != std::string::npos);
 }
 
-TEST_CASE("html: without timeline rows the charts say so; compare shows deltas", "[report][html]")
+TEST_CASE("html: without timeline rows the charts say so, compare shows deltas", "[report][html]")
 {
   const std::string html = render(testing::sample_run(), Format::html, {});
   for (const char* id : k_chart_ids) {
