@@ -2,6 +2,7 @@
 
 #include "core/base/diagnostics.hpp"
 #include "core/io/files.hpp"
+#include "core/io/json_items.hpp"
 #include "core/io/scenario_yaml.hpp"
 #include "core/io/text_guard.hpp"
 #include "core/io/trace.hpp"
@@ -32,6 +33,10 @@ struct Source
   std::string text;
   std::uint32_t first_line = 0; // 1-based line of the file's first line in the combined stream
   std::uint32_t lines = 0;
+  // A JSON List (what kubectl prints) is read an item at a time: `items` index into `text`, and
+  // what is parsed whole is `blanked`, the text with the items blanked out.
+  std::optional<JsonItems> list;
+  std::string blanked;
 };
 
 struct GroupInfo
@@ -40,13 +45,26 @@ struct GroupInfo
   std::int32_t nodes = 0;
 };
 
-SourceLocation location(const Source& s, const YAML::Node& n)
+// Where a node parsed from text that starts at 0-based (line, column) of its file is.
+struct Origin
 {
-  const auto m = n.Mark();
+  int line = 0;
+  int column = 0;
+};
+
+SourceLocation location(const Source& s, const YAML::Mark& m, Origin origin = {})
+{
   if (m.is_null()) {
     return {s.path, 0, 0};
   }
-  return {s.path, static_cast<std::uint32_t>(m.line + 1), static_cast<std::uint32_t>(m.column + 1)};
+  const int line = origin.line + m.line;
+  const int column = m.line == 0 ? origin.column + m.column : m.column;
+  return {s.path, static_cast<std::uint32_t>(line + 1), static_cast<std::uint32_t>(column + 1)};
+}
+
+SourceLocation location(const Source& s, const YAML::Node& n, Origin origin = {})
+{
+  return location(s, n.Mark(), origin);
 }
 
 // yaml-cpp throws on type queries of a missing ("zombie") node: check IsDefined first.
@@ -79,13 +97,15 @@ class Scanner
 public:
   Scanner(ClusterDump& out, Diagnostics& diagnostics) : m_out(out), m_diag(diagnostics) {}
 
-  void scan(const Source& s, const YAML::Node& root, int depth)
+  // `origin`: where `root`'s text starts in the file (an item parsed on its own).
+  void scan(const Source& s, const YAML::Node& root, int depth, Origin origin = {})
   {
+    m_origin = origin;
     if (!root.IsDefined() || root.IsNull()) {
       return;
     }
     if (!is_map(root)) {
-      m_diag.error(location(s, root), fmt::format("{} expects Kubernetes objects (mappings with apiVersion and kind)", s.option));
+      m_diag.error(at(s, root), fmt::format("{} expects Kubernetes objects (mappings with apiVersion and kind)", s.option));
       return;
     }
     const auto kind_node = child(root, "kind");
@@ -93,18 +113,18 @@ public:
     if (kind == "List" || (kind.size() > 4 && kind.ends_with("List"))) {
       const auto items = child(root, "items");
       if (depth > 0 || (items.IsDefined() && !items.IsNull() && !is_seq(items))) {
-        m_diag.error(location(s, depth > 0 ? kind_node : items), "a List must hold a sequence of objects in 'items'");
+        m_diag.error(at(s, depth > 0 ? kind_node : items), "a List must hold a sequence of objects in 'items'");
         return;
       }
       if (is_seq(items)) {
         for (const auto& item : items) {
-          scan(s, item, depth + 1);
+          scan(s, item, depth + 1, m_origin);
         }
       }
       return;
     }
     if (std::find(s.kinds.begin(), s.kinds.end(), kind) == s.kinds.end()) {
-      m_diag.error(location(s, kind_node.IsDefined() ? kind_node : root),
+      m_diag.error(at(s, kind_node.IsDefined() ? kind_node : root),
                    fmt::format("{} expects {} objects ({}), got {}", s.option, fmt::join(s.kinds, " or "),
                                s.option == "--nodes"        ? "kubectl get nodes -o json"
                                : s.option == "--pods"       ? "kubectl get pods -A -o json"
@@ -116,12 +136,16 @@ public:
       return;
     }
     const auto md = child(root, "metadata");
-    stamp(s, child(md, "creationTimestamp"));
     if (kind == "Node") {
       node(s, root, md);
-    } else if (kind == "Pod") {
+      return;
+    }
+    if (kind == "Pod") {
       pod(s, root, md);
-    } else if (kind == "NodePool" || kind == "EC2NodeClass") {
+      return;
+    }
+    stamp(s, child(md, "creationTimestamp")); // (node() and pod() read it themselves)
+    if (kind == "NodePool" || kind == "EC2NodeClass") {
       const auto annotations = child(md, "annotations");
       const bool pool = kind == "NodePool";
       DumpHash h;
@@ -138,6 +162,8 @@ public:
   [[nodiscard]] const SourceLocation& region_location() const { return m_region_location; }
 
 private:
+  [[nodiscard]] SourceLocation at(const Source& s, const YAML::Node& n) const { return location(s, n, m_origin); }
+
   SimTime stamp(const Source& s, const YAML::Node& n)
   {
     if (!n.IsDefined() || n.IsNull()) {
@@ -145,7 +171,7 @@ private:
     }
     const auto t = n.IsScalar() ? parse_rfc3339_ms(n.Scalar()) : std::nullopt;
     if (!t) {
-      m_diag.error(location(s, n), fmt::format("'{}' is not an RFC 3339 timestamp", scalar(n)));
+      m_diag.error(at(s, n), fmt::format("'{}' is not an RFC 3339 timestamp", scalar(n)));
       return -1;
     }
     m_out.newest = std::max(m_out.newest, *t);
@@ -174,7 +200,7 @@ private:
       }
       if (const auto region = child(labels, "topology.kubernetes.io/region"); m_region.empty() && region.IsDefined()) {
         m_region = scalar(region);
-        m_region_location = location(s, region); // (only a node that exists has a place)
+        m_region_location = at(s, region); // (only a node that exists has a place)
       }
     }
     const auto annotations = child(md, "annotations");
@@ -265,6 +291,7 @@ private:
 
   ClusterDump& m_out;
   Diagnostics& m_diag;
+  Origin m_origin;
   std::map<std::string, GroupInfo> m_groups;
   std::string m_region;
   SourceLocation m_region_location; // the label m_region came from
@@ -273,6 +300,32 @@ private:
 std::uint32_t count_lines(std::string_view text)
 {
   return static_cast<std::uint32_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// `text` with the items of its List removed: their lines are kept as empty lines, and the last
+// one as spaces up to where the last item ended, so that whatever follows keeps its line and
+// column. The array is then empty.
+std::string blank_items(std::string_view text, const std::vector<JsonItem>& items)
+{
+  const std::size_t begin = items.front().begin;
+  const std::size_t end = items.back().end;
+  std::string out(text.substr(0, begin));
+  const std::string_view cut = text.substr(begin, end - begin);
+  out.append(static_cast<std::size_t>(std::count(cut.begin(), cut.end(), '\n')), '\n');
+  const std::size_t last_line = cut.rfind('\n');
+  out.append(last_line == std::string_view::npos ? cut.size() : cut.size() - last_line - 1, ' ');
+  out.append(text.substr(end));
+  return out;
+}
+
+// One item of `s`'s List, parsed on its own.
+YAML::Node load_item(const Source& s, const JsonItem& item)
+{
+  try {
+    return load_yaml(std::string_view(s.text).substr(item.begin, item.end - item.begin));
+  } catch (const YAML::Exception& e) {
+    throw InputError(location(s, e.mark, {item.line, item.column}), fmt::format("invalid JSON/YAML: {}", e.msg));
+  }
 }
 
 // Maps a location in the combined stream back to the file it came from.
@@ -315,7 +368,7 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
   std::vector<Source> sources;
   const auto add = [&sources](const std::string& path, std::string option, std::vector<std::string_view> kinds) {
     if (!path.empty()) {
-      sources.push_back({path, std::move(option), std::move(kinds), {}, 0, 0});
+      sources.push_back({path, std::move(option), std::move(kinds), {}, 0, 0, std::nullopt, {}});
     }
   };
   add(files.nodes, "--nodes", {"Node"});
@@ -331,14 +384,21 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
   for (auto& s : sources) {
     s.text = read_text_file(s.path, {}, k_max_document_bytes);
     check_text(s.text, s.path, k_max_yaml_depth);
-    check_yaml_documents(s.text, s.path);
+    // (A List of another kind, "NodeList", is left whole: the scenario reader takes it only as v1.)
+    if (s.list = scan_json_items(s.text); s.list && (s.list->kind != "List" || s.list->items.empty())) {
+      s.list.reset();
+    }
+    if (s.list) {
+      s.blanked = blank_items(s.text, s.list->items);
+    }
+    // Only what is parsed whole can trip the parser (an item is a JSON object); the check itself
+    // holds a JSON text's tokens, ~10 bytes per byte.
+    check_yaml_documents(s.list ? s.blanked : s.text, s.path);
     std::vector<YAML::Node> docs;
     try {
-      docs = YAML::LoadAll(s.text);
+      docs = load_yaml_documents(s.list ? s.blanked : s.text);
     } catch (const YAML::Exception& e) {
-      const auto line = e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.line + 1);
-      const auto col = e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.column + 1);
-      throw InputError(SourceLocation{s.path, line, col}, fmt::format("invalid JSON/YAML: {}", e.msg));
+      throw InputError(location(s, e.mark), fmt::format("invalid JSON/YAML: {}", e.msg));
     }
     if (std::none_of(docs.begin(), docs.end(), [](const YAML::Node& d) { return d.IsDefined() && !d.IsNull(); })) {
       diagnostics.error({s.path, 1, 1}, fmt::format("{}: the file is empty", s.option));
@@ -348,9 +408,17 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
         scanner.scan(s, d, 0);
       }
     } catch (const YAML::Exception& e) {
-      diagnostics.error({s.path, e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.line + 1),
-                         e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.column + 1)},
-                        fmt::format("unexpected structure: {}", e.msg));
+      diagnostics.error(location(s, e.mark), fmt::format("unexpected structure: {}", e.msg));
+    }
+    if (s.list) {
+      for (const auto& item : s.list->items) {
+        const Origin origin{item.line, item.column};
+        try {
+          scanner.scan(s, load_item(s, item), 1, origin);
+        } catch (const YAML::Exception& e) {
+          diagnostics.error(location(s, e.mark, origin), fmt::format("unexpected structure: {}", e.msg));
+        }
+      }
     }
   }
   diagnostics.throw_if_any();
@@ -362,17 +430,25 @@ ClusterDump load_cluster_dump(const ClusterDumpFiles& files)
                         "spec: {{instanceTypes: {}, minSize: 0, maxSize: {}}}\n",
                         nlohmann::json(name).dump(), nlohmann::json(g.instance_types).dump(), std::max(g.nodes, 1));
   }
+  ParseOptions options;
+  options.cluster_dump = true;
   for (auto& s : sources) {
     text += "---\n";
     s.first_line = count_lines(text) + 1;
     s.lines = count_lines(s.text) + 1;
-    text += s.text;
+    text += s.list ? s.blanked : s.text;
     if (!text.ends_with('\n')) {
       text += '\n';
     }
+    if (s.list) {
+      const int first = static_cast<int>(s.first_line) - 1;
+      options.item_lists.push_back({s.text, s.list->items, first, first + s.list->items_line, s.list->items_column});
+      s.blanked = std::string();
+    }
   }
+  options.file_line = [&sources](std::uint32_t line) { return remap({std::string(k_stream_name), line, 1}, sources).line; };
   try {
-    out.scenario = parse_scenario(text, std::string(k_stream_name), {}, ParseOptions{.cluster_dump = true});
+    out.scenario = parse_scenario(text, std::string(k_stream_name), {}, options);
   } catch (const InputError& e) {
     std::vector<Diagnostic> items;
     for (const auto& d : e.diagnostics()) {

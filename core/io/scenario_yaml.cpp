@@ -35,7 +35,23 @@ struct Doc
   std::string kind;
   std::string name;
   std::string namespace_ = "default";
+  // An item of an item list (ParseOptions::item_lists), parsed on its own: where its text starts
+  // in the stream (its marks are relative to it) and where its metadata.name is. A Pod or Node
+  // (the bulk of a dump, read by the main pass only) keeps its text instead of `root`, parsed
+  // again when it is read.
+  bool from_item = false;
+  int origin_line = 0;
+  int origin_column = 0;
+  SourceLocation name_at;
+  std::string_view item_text;
 };
+
+// `d` with `root` as its tree. (Assigning to a YAML::Node would merge the trees' memory into the
+// node's: the document would hold on to both.)
+Doc with_root(const Doc& d, const YAML::Node& root)
+{
+  return Doc{root, d.api_version, d.kind, d.name, d.namespace_, d.from_item, d.origin_line, d.origin_column, d.name_at, d.item_text};
+}
 
 // A NodePool document carrying this annotation is a later version of that NodePool, applied at
 // the given time of the run (model::NodePoolUpdate).
@@ -189,8 +205,10 @@ bool valid_cron(std::string_view text)
 class ScenarioParser
 {
 public:
-  ScenarioParser(YamlReader& reader, std::string source, bool cluster_dump = false)
-    : m_r(reader), m_source(std::move(source)), m_storage([this] { return provisioning_zones(); }), m_dump(cluster_dump)
+  ScenarioParser(YamlReader& reader, std::string source, bool cluster_dump = false,
+                 std::function<std::uint32_t(std::uint32_t)> file_line = nullptr)
+    : m_r(reader), m_source(std::move(source)), m_storage([this] { return provisioning_zones(); }), m_dump(cluster_dump),
+      m_file_line(std::move(file_line))
   {
   }
 
@@ -359,7 +377,7 @@ private:
   std::map<std::string, SourceLocation> m_pool_creations; // NodePools created during the run: their apply-at
   std::vector<std::pair<std::size_t, YAML::Node>> m_generator_template_nodes;
   std::vector<std::pair<std::size_t, YAML::Node>> m_trace_template_nodes;
-  std::vector<std::pair<std::size_t, YAML::Node>> m_bound_pod_nodes; // pod index -> nodeName node
+  std::vector<std::pair<std::size_t, SourceLocation>> m_bound_pod_nodes; // pod index -> its nodeName
   StorageModel m_storage;
   std::vector<TemplateClaims> m_pod_claims;
   std::vector<TemplateClaims> m_workload_claims;
@@ -368,6 +386,13 @@ private:
   std::vector<std::pair<std::size_t, std::int64_t>> m_pod_starts; // bound pod index, status.startTime
   bool m_has_scenario = false;
   bool m_dump = false; // ParseOptions::cluster_dump
+  std::function<std::uint32_t(std::uint32_t)> m_file_line; // ParseOptions::file_line
+
+  // The line to name in a message for `at` (a cluster dump's stream line is not its file's).
+  [[nodiscard]] std::uint32_t line_in_file(const SourceLocation& at) const
+  {
+    return m_file_line ? m_file_line(at.line) : at.line;
+  }
 };
 
 // ----------------------------------------------------------------------------------------------
@@ -1707,7 +1732,7 @@ void ScenarioParser::read_pod(const Doc& d)
     m_unlisted_controllers.try_emplace(unlisted, pod.spec);
   }
   if (!pod.node_name.empty()) {
-    m_bound_pod_nodes.emplace_back(m_s.pods.size(), child(child(d.root, "spec"), "nodeName"));
+    m_bound_pod_nodes.emplace_back(m_s.pods.size(), m_r.location(child(child(d.root, "spec"), "nodeName")));
     const auto started = child(child(d.root, "status"), "startTime");
     if (present(started) && !m_dump) { // (preview reads a dump's start times itself)
       if (const auto ms = timestamp(started, w + ".status.startTime")) {
@@ -2692,7 +2717,7 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
     if (base.created_at > 0 && u.at == base.created_at) {
       m_r.error(u.location, fmt::format("NodePool/{}: two versions are applied at {} (the other, which creates it, on "
                                         "line {})",
-                                        name, format_duration(u.at), m_pool_creations[name].line));
+                                        name, format_duration(u.at), line_in_file(m_pool_creations[name])));
     }
     if (base.deleted_at >= 0 && u.at >= base.deleted_at) {
       m_r.error(u.location, fmt::format("NodePool/{}: a version applied at {} comes after the NodePool is deleted "
@@ -2704,7 +2729,7 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
       const auto& other = m_s.node_pool_updates[j];
       if (other.pool.name == name && other.at == u.at) {
         m_r.error(u.location, fmt::format("NodePool/{}: two versions are applied at {} (the other on line {})", name,
-                                          format_duration(u.at), other.location.line));
+                                          format_duration(u.at), line_in_file(other.location)));
       }
     }
     if (u.at > k_max_sim_duration) {
@@ -2738,7 +2763,7 @@ void ScenarioParser::cross_check(const std::vector<Doc>& docs)
       const auto& other = m_s.node_class_updates[j];
       if (other.node_class.name == name && other.at == u.at) {
         m_r.error(u.location, fmt::format("EC2NodeClass/{}: two versions are applied at {} (the other on line {})",
-                                          name, format_duration(u.at), other.location.line));
+                                          name, format_duration(u.at), line_in_file(other.location)));
       }
     }
     if (u.at > k_max_sim_duration) {
@@ -2828,13 +2853,13 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
     }
     const std::string key = info->namespaced ? fmt::format("{}/{}/{}", d.kind, d.namespace_, d.name)
                                              : fmt::format("{}/{}", d.kind, d.name);
-    const auto line = m_r.location(child(child(d.root, "metadata"), "name")).line;
-    if (auto [pos, inserted] = names.emplace(key, line); !inserted) {
-      m_r.error(child(child(d.root, "metadata"), "name"),
-                fmt::format("duplicate {} '{}' (first defined on line {})", d.kind, d.name, pos->second));
+    const SourceLocation at = d.from_item ? d.name_at : m_r.location(child(child(d.root, "metadata"), "name"));
+    if (auto [pos, inserted] = names.emplace(key, line_in_file(at)); !inserted) {
+      m_r.error(at, fmt::format("duplicate {} '{}' (first defined on line {})", d.kind, d.name, pos->second));
     }
   }
   for (const auto& d : docs) {
+    m_r.set_origin(d.origin_line, d.origin_column);
     if (d.kind == "PriorityClass") {
       read_priority_class(d);
     } else if (d.kind == "RuntimeClass") {
@@ -2849,8 +2874,20 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
       m_namespaces[d.namespace_] = {{"kubernetes.io/metadata.name", d.namespace_}};
     }
   }
+  m_r.set_origin(0, 0);
   note_controllers(docs);
-  for (const auto& d : docs) {
+  for (const auto& stored : docs) {
+    m_r.set_origin(stored.origin_line, stored.origin_column); // (0, 0) but for the items of item lists
+    std::optional<Doc> loaded;
+    if (!stored.item_text.empty()) {
+      try {
+        loaded = with_root(stored, load_yaml(stored.item_text));
+      } catch (const YAML::Exception& e) { // (it parsed when it was collected)
+        m_r.error(stored.name_at, fmt::format("invalid YAML: {}", e.msg));
+        continue;
+      }
+    }
+    const Doc& d = loaded ? *loaded : stored;
     m_s.kind_counts[d.kind] += 1;
     if (d.kind == "Scenario") {
       read_scenario(d);
@@ -2880,6 +2917,7 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
       m_storage.add_class(read_storage_class(m_r, d.root, d.name, what(d)));
     }
   }
+  m_r.set_origin(0, 0);
   resolve_volumes();
   adopt_pods(); // after the volumes: the workload's final template
   cross_check(docs);
@@ -2966,6 +3004,47 @@ void collect_documents(YamlReader& r, const YAML::Node& root, std::vector<Doc>& 
   out.push_back(std::move(d));
 }
 
+// The items of `list`, parsed one at a time and collected as documents of a List; a Pod keeps its
+// text instead of its YAML tree, which read_item_pod parses again.
+void collect_items(YamlReader& r, const ParseOptions::ItemList& list, std::vector<Doc>& out)
+{
+  for (const auto& item : list.items) {
+    const int line = list.first_line + item.line;
+    const int column = item.column;
+    r.set_origin(line, column);
+    const std::string_view text = list.text.substr(item.begin, item.end - item.begin);
+    YAML::Node root;
+    try {
+      root = load_yaml(text);
+    } catch (const YAML::Exception& e) {
+      r.error(r.location(e.mark), fmt::format("invalid YAML: {}", e.msg));
+      continue;
+    }
+    if (!within_node_budget(root, k_max_yaml_nodes, k_max_yaml_depth * 2)) {
+      r.error(root, fmt::format("an object of the List is too large or too deep once YAML aliases are expanded "
+                                "(more than {} nodes or {} levels)",
+                                k_max_yaml_nodes, k_max_yaml_depth * 2));
+      continue;
+    }
+    const std::size_t before = out.size();
+    collect_documents(r, root, out, 1);
+    if (out.size() > before) {
+      Doc& d = out.back();
+      d.from_item = true;
+      d.origin_line = line;
+      d.origin_column = column;
+      d.name_at = r.location(child(child(root, "metadata"), "name"));
+      if (d.kind == "Pod" || d.kind == "Node") {
+        d.item_text = text;
+        Doc light = with_root(d, YAML::Node()); // (the item's tree goes with the record it replaces)
+        out.pop_back();
+        out.push_back(std::move(light));
+      }
+    }
+  }
+  r.set_origin(0, 0);
+}
+
 // Throws the collected errors ordered by position in the file (command-line --set errors first),
 // however the documents were visited.
 void throw_sorted(const Diagnostics& diagnostics, const std::string& source_name)
@@ -3039,7 +3118,7 @@ model::Scenario parse_scenario(std::string_view text, const std::string& source_
   check_yaml_documents(text, source_name);
   std::vector<YAML::Node> raw;
   try {
-    raw = YAML::LoadAll(std::string(text));
+    raw = load_yaml_documents(text);
   } catch (const YAML::Exception& e) {
     const auto line = e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.line + 1);
     const auto col = e.mark.is_null() ? 0U : static_cast<std::uint32_t>(e.mark.column + 1);
@@ -3063,6 +3142,12 @@ model::Scenario parse_scenario(std::string_view text, const std::string& source_
           continue;
         }
         collect_documents(reader, root, docs, 0);
+        const auto at = items.Mark();
+        for (const auto& list : options.item_lists) {
+          if (items.size() == 0 && at.line == list.items_line && at.column == list.items_column) {
+            collect_items(reader, list, docs);
+          }
+        }
         continue;
       }
       if (!within_node_budget(root, k_max_yaml_nodes, k_max_yaml_depth * 2)) {
@@ -3092,7 +3177,7 @@ model::Scenario parse_scenario(std::string_view text, const std::string& source_
         }
       }
     }
-    ScenarioParser parser(reader, source_name, options.cluster_dump);
+    ScenarioParser parser(reader, source_name, options.cluster_dump, options.file_line);
     auto scenario = parser.parse(docs);
     throw_sorted(diagnostics, source_name);
     return scenario;

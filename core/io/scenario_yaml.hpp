@@ -1,7 +1,11 @@
 #pragma once
 
+#include "core/io/json_items.hpp"
 #include "core/model/scenario.hpp"
 
+#include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +34,25 @@ namespace capsim::io {
 struct ParseOptions
 {
   bool cluster_dump = false;
+
+  // A JSON List of the stream whose items are parsed one at a time, each Pod again when it is
+  // read, instead of as one YAML tree (~50 bytes of memory per byte of JSON). The stream holds
+  // the List with its items blanked out (io::load_cluster_dump): an empty array at
+  // `items_line`/`items_column` (0-based, in the stream), and `text` is the List's own text,
+  // whose first line is the stream's `first_line`. Pods are not --set targets: no `sets` then.
+  struct ItemList
+  {
+    std::string_view text;
+    std::span<const JsonItem> items;
+    int first_line = 0;
+    int items_line = 0;
+    int items_column = 0;
+  };
+  std::vector<ItemList> item_lists;
+
+  // For messages that name another line ("first defined on line N"): the line of its own file
+  // that a line of the stream is (a cluster dump's stream joins several files).
+  std::function<std::uint32_t(std::uint32_t)> file_line;
 };
 
 [[nodiscard]] model::Scenario parse_scenario(std::string_view text, const std::string& source_name,

@@ -368,4 +368,18 @@ void check_yaml_documents(std::string_view text, const std::string& file)
   }
 }
 
+YAML::Node load_yaml(std::string_view text)
+{
+  ViewBuffer buffer(text);
+  std::istream in(&buffer);
+  return YAML::Load(in);
+}
+
+std::vector<YAML::Node> load_yaml_documents(std::string_view text)
+{
+  ViewBuffer buffer(text);
+  std::istream in(&buffer);
+  return YAML::LoadAll(in);
+}
+
 } // namespace capsim::io

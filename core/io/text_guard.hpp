@@ -2,9 +2,12 @@
 
 #include "core/base/diagnostics.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace capsim::io {
 
@@ -22,6 +25,11 @@ void check_text(std::string_view text, const std::string& file, int max_depth = 
 // loop: throws InputError at FILE:LINE:COL of the token. Syntax errors are left to the caller's
 // parse, which reports them with the same position.
 void check_yaml_documents(std::string_view text, const std::string& file);
+
+// YAML::Load and YAML::LoadAll over the text in place (theirs from a std::string copy it into a
+// stream first: twice the text, which a dump of a large cluster feels). Throw as they do.
+[[nodiscard]] YAML::Node load_yaml(std::string_view text);
+[[nodiscard]] std::vector<YAML::Node> load_yaml_documents(std::string_view text);
 
 // The nesting estimate used by check_text, exposed for tests: the deepest level reached and,
 // when it is over `max_depth`, the 1-based line and column where it was first exceeded.

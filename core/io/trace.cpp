@@ -3,6 +3,7 @@
 #include "core/base/quantity.hpp"
 #include "core/base/text.hpp"
 #include "core/io/files.hpp"
+#include "core/io/json_items.hpp"
 #include "core/io/pod_template.hpp"
 #include "core/io/text_guard.hpp"
 #include "core/io/yaml_reader.hpp"
@@ -811,215 +812,6 @@ private:
   std::map<std::string, std::vector<model::PodSpecPtr>> m_by_owner;
 };
 
-// One item of a JSON dump's "items" array: its bytes and where they start (0-based).
-struct JsonItem
-{
-  std::size_t begin = 0;
-  std::size_t end = 0;
-  int line = 0;
-  int column = 0;
-};
-
-// The items of a JSON object whose "items" is an array of objects (the output of `kubectl get
-// pods -A -o json`), found by a scan that checks the object's own syntax and skips values; the
-// items themselves are parsed one at a time (a whole dump as one YAML tree took some 60 bytes
-// of memory per byte of JSON). nullopt for anything else: a single Pod, YAML, an object with
-// another shape or bad syntax, which the whole-document reader then reads or reports.
-class JsonItemScanner
-{
-public:
-  explicit JsonItemScanner(std::string_view text) : m_text(text) {}
-
-  std::optional<std::vector<JsonItem>> scan()
-  {
-    std::vector<JsonItem> items;
-    bool have_items = false;
-    space();
-    if (!take('{')) {
-      return std::nullopt;
-    }
-    space();
-    if (!take('}')) {
-      for (;;) {
-        std::string key;
-        if (!string(&key)) {
-          return std::nullopt;
-        }
-        space();
-        if (!take(':')) {
-          return std::nullopt;
-        }
-        space();
-        if (key == "items") {
-          if (have_items || !item_array(items)) {
-            return std::nullopt;
-          }
-          have_items = true;
-        } else if (key == "kind") {
-          std::string kind;
-          if (at('"') ? !string(&kind) : !value()) {
-            return std::nullopt;
-          }
-          if (kind == "Pod") {
-            return std::nullopt; // a single Pod
-          }
-        } else if (!value()) {
-          return std::nullopt;
-        }
-        space();
-        if (take('}')) {
-          break;
-        }
-        if (!take(',')) {
-          return std::nullopt;
-        }
-        space();
-      }
-    }
-    space();
-    if (m_pos != m_text.size() || !have_items) {
-      return std::nullopt;
-    }
-    return items;
-  }
-
-private:
-  [[nodiscard]] bool at(char c) const { return m_pos < m_text.size() && m_text[m_pos] == c; }
-
-  void advance()
-  {
-    if (m_text[m_pos] == '\n') {
-      ++m_line;
-      m_column = 0;
-    } else {
-      ++m_column;
-    }
-    ++m_pos;
-  }
-
-  bool take(char c)
-  {
-    if (!at(c)) {
-      return false;
-    }
-    advance();
-    return true;
-  }
-
-  void space()
-  {
-    while (m_pos < m_text.size()
-           && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r')) {
-      advance();
-    }
-  }
-
-  // A string; its characters in *out, an escaped one without its backslash (\uXXXX is not
-  // decoded: a key or kind spelled with one is not recognised, and the dump is read whole).
-  bool string(std::string* out)
-  {
-    if (!take('"')) {
-      return false;
-    }
-    while (m_pos < m_text.size()) {
-      const char c = m_text[m_pos];
-      if (c == '"') {
-        advance();
-        return true;
-      }
-      if (static_cast<unsigned char>(c) < 0x20) {
-        return false;
-      }
-      if (c == '\\') {
-        advance();
-        if (m_pos == m_text.size()) {
-          return false;
-        }
-      }
-      if (out != nullptr) {
-        out->push_back(m_text[m_pos]);
-      }
-      advance();
-    }
-    return false;
-  }
-
-  // Any value, skipped: strings, balanced objects and arrays (their insides left to the parser
-  // of the items, or ignored), and scalar words.
-  bool value()
-  {
-    if (at('"')) {
-      return string(nullptr);
-    }
-    if (at('{') || at('[')) {
-      std::string closers; // the brackets still open, innermost last
-      while (m_pos < m_text.size()) {
-        const char c = m_text[m_pos];
-        if (c == '"') {
-          if (!string(nullptr)) {
-            return false;
-          }
-          continue;
-        }
-        if (c == '{' || c == '[') {
-          closers.push_back(c == '{' ? '}' : ']');
-        } else if (c == '}' || c == ']') {
-          if (closers.empty() || closers.back() != c) {
-            return false;
-          }
-          closers.pop_back();
-        }
-        advance();
-        if (closers.empty()) {
-          return true;
-        }
-      }
-      return false;
-    }
-    const std::size_t start = m_pos;
-    while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) != 0
-                                      || m_text[m_pos] == '-' || m_text[m_pos] == '+' || m_text[m_pos] == '.')) {
-      advance();
-    }
-    return m_pos > start;
-  }
-
-  bool item_array(std::vector<JsonItem>& items)
-  {
-    if (!take('[')) {
-      return false;
-    }
-    space();
-    if (take(']')) {
-      return true;
-    }
-    for (;;) {
-      if (!at('{')) {
-        return false;
-      }
-      JsonItem item{m_pos, 0, m_line, m_column};
-      if (!value()) {
-        return false;
-      }
-      item.end = m_pos;
-      items.push_back(item);
-      space();
-      if (take(']')) {
-        return true;
-      }
-      if (!take(',')) {
-        return false;
-      }
-      space();
-    }
-  }
-
-  std::string_view m_text;
-  std::size_t m_pos = 0;
-  int m_line = 0;
-  int m_column = 0;
-};
-
 void read_kubectl(std::istream& in, const std::string& source, const TraceOptions& options,
                   std::vector<model::Pod>& out, Diagnostics& diagnostics)
 {
@@ -1113,14 +905,14 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
     // The items one by one; an item the scan cut where a YAML parser would not (flow YAML that
     // only looks like JSON) sends the dump to the whole-document reader.
     bool read = false;
-    if (const auto items = JsonItemScanner(text).scan()) {
+    if (const auto items = scan_json_items(text)) {
       reader = &by_item;
       read = true;
-      for (const auto& piece : *items) {
+      for (const auto& piece : items->items) {
         by_item.set_origin(piece.line, piece.column);
         YAML::Node item;
         try {
-          item = YAML::Load(text.substr(piece.begin, piece.end - piece.begin));
+          item = load_yaml(std::string_view(text).substr(piece.begin, piece.end - piece.begin));
         } catch (const YAML::Exception&) {
           read = false;
           break;
@@ -1148,7 +940,7 @@ void read_kubectl(std::istream& in, const std::string& source, const TraceOption
       auto& r = whole;
       YAML::Node root;
       try {
-        root = YAML::Load(text);
+        root = load_yaml(text);
       } catch (const YAML::Exception& e) {
         throw InputError(r.location(e.mark), fmt::format("invalid JSON/YAML: {}", e.msg));
       }

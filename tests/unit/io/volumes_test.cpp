@@ -433,7 +433,9 @@ spec:
 
 TEST_CASE("volumes: a live-cluster dump ignores claims that are not in it", "[io][volumes]")
 {
-  const auto s = io::parse_scenario(k_scenario + pod_with_claim("data"), "t.yaml", {}, io::ParseOptions{.cluster_dump = true});
+  io::ParseOptions dump;
+  dump.cluster_dump = true;
+  const auto s = io::parse_scenario(k_scenario + pod_with_claim("data"), "t.yaml", {}, dump);
   REQUIRE(s.pods.size() == 1);
   CHECK(s.pods[0].spec->volume_affinity.empty());
   CHECK(s.pods[0].spec->volume_error.empty());

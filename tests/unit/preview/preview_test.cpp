@@ -852,3 +852,93 @@ TEST_CASE("preview: PDB counts leave out deleted and unready pods", "[preview][k
   // Unready, payments-0 leaves none healthy: even minAvailable 0 allows no disruption.
   CHECK(verdict("0", false, true).reason_code == "pdb");
 }
+
+TEST_CASE("preview: a JSON List is read an item at a time and keeps every place", "[preview][io]")
+{
+  using Json = nlohmann::json;
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  // FILE:LINE:COL of the first `needle` in `text` (written to `path`).
+  const auto place = [](const std::string& path, const std::string& text, const std::string& needle) {
+    const auto at = text.find(needle);
+    REQUIRE(at != std::string::npos);
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+    const auto newline = text.rfind('\n', at);
+    const auto column = newline == std::string::npos ? at + 1 : at - newline;
+    return fmt::format("{}:{}:{}: ", path, line, column);
+  };
+  SECTION("the same dump as read whole")
+  {
+    // A comment first: not JSON, so each file is parsed as one YAML document.
+    auto whole = fixture_files();
+    whole.nodes = write("nodes-whole.json", "# whole\n" + read(whole.nodes));
+    whole.pods = write("pods-whole.json", "# whole\n" + read(whole.pods));
+    whole.pdbs = write("pdbs-whole.json", "# whole\n" + read(whole.pdbs));
+    const auto by_item = io::load_cluster_dump(fixture_files());
+    const auto at_once = io::load_cluster_dump(whole);
+    REQUIRE(by_item.scenario.pods.size() == at_once.scenario.pods.size());
+    for (std::size_t i = 0; i < by_item.scenario.pods.size(); ++i) {
+      const auto& a = by_item.scenario.pods[i];
+      const auto& b = at_once.scenario.pods[i];
+      CHECK(a.name == b.name);
+      CHECK(a.node_name == b.node_name);
+      CHECK(a.requests == b.requests);
+      CHECK(a.spec->labels == b.spec->labels);
+      CHECK(a.spec->priority == b.spec->priority);
+    }
+    CHECK(by_item.pods.size() == at_once.pods.size());
+    CHECK(by_item.newest == at_once.newest);
+    CHECK(preview::render_json(preview::run_preview(by_item, {}))
+          == preview::render_json(preview::run_preview(at_once, {})));
+  }
+  const Json pods = Json::parse(read(k_dir + "pods.json"));
+  Json pod = pods["items"][20];
+  pod["metadata"]["name"] = "odd-one";
+  pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "lots";
+  SECTION("an error in an item, on its own lines and on one line with the others")
+  {
+    for (const int indent : {4, -1}) {
+      Json list = pods;
+      list["items"].push_back(pod);
+      const std::string text = list.dump(indent);
+      auto files = fixture_files();
+      files.pods = write(fmt::format("pods-bad-{}.json", indent + 1), text);
+      const auto errors = errors_of(files);
+      CAPTURE(indent, errors);
+      REQUIRE(errors.size() == 1);
+      CHECK(errors[0].rfind(place(files.pods, text, "\"lots\"") + "error: ", 0) == 0);
+    }
+  }
+  SECTION("a bad timestamp and a duplicate name, on one line")
+  {
+    Json list = pods;
+    Json copy = pods["items"][20];
+    copy["metadata"]["creationTimestamp"] = "yesterday";
+    list["items"].push_back(copy);
+    const std::string text = list.dump();
+    auto files = fixture_files();
+    files.pods = write("pods-stamp.json", text);
+    const auto stamp = errors_of(files);
+    CAPTURE(stamp);
+    REQUIRE(stamp.size() == 1);
+    CHECK(stamp[0] == place(files.pods, text, "\"yesterday\"") + "error: 'yesterday' is not an RFC 3339 timestamp");
+    list["items"].back()["metadata"]["creationTimestamp"] = pods["items"][20]["metadata"]["creationTimestamp"];
+    const std::string twice = list.dump(2);
+    files.pods = write("pods-twice.json", twice);
+    const auto name = pods["items"][20]["metadata"]["name"].get<std::string>();
+    const std::string key = "\"name\": ";
+    const auto first = twice.find(key + "\"" + name + "\"");
+    const auto second = twice.find(key + "\"" + name + "\"", first + 1);
+    REQUIRE(second != std::string::npos);
+    const auto line_of = [&](std::size_t at) {
+      return 1 + std::count(twice.begin(), twice.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+    };
+    const auto duplicate = errors_of(files);
+    REQUIRE(duplicate.size() == 1);
+    CHECK(duplicate[0]
+          == fmt::format("{}:{}:{}: error: duplicate Pod '{}' (first defined on line {})", files.pods, line_of(second),
+                         second + key.size() - twice.rfind('\n', second), name, line_of(first)));
+  }
+}

@@ -1,0 +1,277 @@
+#include "core/io/json_items.hpp"
+
+#include <cctype>
+#include <string>
+
+namespace capsim::io {
+
+namespace {
+
+class JsonItemScanner
+{
+public:
+  explicit JsonItemScanner(std::string_view text) : m_text(text) {}
+
+  std::optional<JsonItems> scan()
+  {
+    JsonItems out;
+    bool have_items = false;
+    space();
+    if (!take('{')) {
+      return std::nullopt;
+    }
+    space();
+    if (!take('}')) {
+      for (;;) {
+        std::string key;
+        if (!string(&key)) {
+          return std::nullopt;
+        }
+        space();
+        if (!take(':')) {
+          return std::nullopt;
+        }
+        space();
+        if (key == "items") {
+          out.items_line = m_line;
+          out.items_column = m_column;
+          if (have_items || !item_array(out.items)) {
+            return std::nullopt;
+          }
+          have_items = true;
+        } else if (key == "kind") {
+          std::string kind;
+          if (at('"') ? !string(&kind) : !value()) {
+            return std::nullopt;
+          }
+          if (kind == "Pod") {
+            return std::nullopt; // a single Pod
+          }
+          out.kind = std::move(kind);
+        } else if (!value()) {
+          return std::nullopt;
+        }
+        space();
+        if (take('}')) {
+          break;
+        }
+        if (!take(',')) {
+          return std::nullopt;
+        }
+        space();
+      }
+    }
+    space();
+    if (m_pos != m_text.size() || !have_items) {
+      return std::nullopt;
+    }
+    return out;
+  }
+
+private:
+  [[nodiscard]] bool at(char c) const { return m_pos < m_text.size() && m_text[m_pos] == c; }
+
+  void advance()
+  {
+    if (m_text[m_pos] == '\n') {
+      ++m_line;
+      m_column = 0;
+    } else {
+      ++m_column;
+    }
+    ++m_pos;
+  }
+
+  bool take(char c)
+  {
+    if (!at(c)) {
+      return false;
+    }
+    advance();
+    return true;
+  }
+
+  void space()
+  {
+    while (m_pos < m_text.size()
+           && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r')) {
+      advance();
+    }
+  }
+
+  // A string; its characters in *out, an escaped one without its backslash (\uXXXX is not
+  // decoded: a key or kind spelled with one is not recognised, and the dump is read whole).
+  bool string(std::string* out)
+  {
+    if (!take('"')) {
+      return false;
+    }
+    while (m_pos < m_text.size()) {
+      const char c = m_text[m_pos];
+      if (c == '"') {
+        advance();
+        return true;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) {
+        return false;
+      }
+      if (c == '\\') {
+        advance();
+        if (m_pos == m_text.size()) {
+          return false;
+        }
+      }
+      if (out != nullptr) {
+        out->push_back(m_text[m_pos]);
+      }
+      advance();
+    }
+    return false;
+  }
+
+  // Any JSON value, skipped. Strictly JSON (no YAML anchors, aliases, tags, comments or plain
+  // words), so that an item parses on its own exactly when it parses inside the whole text.
+  bool value(int depth = 0)
+  {
+    if (depth > k_max_depth) {
+      return false;
+    }
+    if (at('"')) {
+      return string(nullptr);
+    }
+    if (take('{')) {
+      space();
+      if (take('}')) {
+        return true;
+      }
+      for (;;) {
+        if (!string(nullptr)) {
+          return false;
+        }
+        space();
+        if (!take(':')) {
+          return false;
+        }
+        space();
+        if (!value(depth + 1)) {
+          return false;
+        }
+        space();
+        if (take('}')) {
+          return true;
+        }
+        if (!take(',')) {
+          return false;
+        }
+        space();
+      }
+    }
+    if (take('[')) {
+      space();
+      if (take(']')) {
+        return true;
+      }
+      for (;;) {
+        if (!value(depth + 1)) {
+          return false;
+        }
+        space();
+        if (take(']')) {
+          return true;
+        }
+        if (!take(',')) {
+          return false;
+        }
+        space();
+      }
+    }
+    return literal();
+  }
+
+  // true, false, null or a number.
+  bool literal()
+  {
+    for (const std::string_view word : {"true", "false", "null"}) {
+      if (m_text.substr(m_pos, word.size()) == word) {
+        for (std::size_t i = 0; i < word.size(); ++i) {
+          advance();
+        }
+        return !word_goes_on();
+      }
+    }
+    const auto digits = [this] {
+      const std::size_t start = m_pos;
+      while (m_pos < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_pos])) != 0) {
+        advance();
+      }
+      return m_pos > start;
+    };
+    (void)take('-');
+    if (!digits()) {
+      return false;
+    }
+    if (take('.') && !digits()) {
+      return false;
+    }
+    if (take('e') || take('E')) {
+      if (!take('+')) {
+        (void)take('-');
+      }
+      if (!digits()) {
+        return false;
+      }
+    }
+    return !word_goes_on();
+  }
+
+  [[nodiscard]] bool word_goes_on() const
+  {
+    return m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) != 0 || m_text[m_pos] == '_');
+  }
+
+  bool item_array(std::vector<JsonItem>& items)
+  {
+    if (!take('[')) {
+      return false;
+    }
+    space();
+    if (take(']')) {
+      return true;
+    }
+    for (;;) {
+      if (!at('{')) {
+        return false;
+      }
+      JsonItem item{m_pos, 0, m_line, m_column};
+      if (!value()) {
+        return false;
+      }
+      item.end = m_pos;
+      items.push_back(item);
+      space();
+      if (take(']')) {
+        return true;
+      }
+      if (!take(',')) {
+        return false;
+      }
+      space();
+    }
+  }
+
+  static constexpr int k_max_depth = 256; // deeper: left to the whole-document reader
+
+  std::string_view m_text;
+  std::size_t m_pos = 0;
+  int m_line = 0;
+  int m_column = 0;
+};
+
+} // namespace
+
+std::optional<JsonItems> scan_json_items(std::string_view text)
+{
+  return JsonItemScanner(text).scan();
+}
+
+} // namespace capsim::io
