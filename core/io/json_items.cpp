@@ -68,7 +68,112 @@ public:
     return out;
   }
 
+  std::optional<JsonObjectHeader> header()
+  {
+    JsonObjectHeader h;
+    bool kind = false;
+    bool api = false;
+    space();
+    if (!take('{')) {
+      return std::nullopt;
+    }
+    space();
+    if (!take('}')) {
+      for (;;) {
+        std::string key;
+        if (!plain_string(&key)) {
+          return std::nullopt;
+        }
+        space();
+        if (!take(':')) {
+          return std::nullopt;
+        }
+        space();
+        if (key == "kind" || key == "apiVersion") {
+          bool& seen = key == "kind" ? kind : api;
+          if (seen || !plain_string(key == "kind" ? &h.kind : &h.api_version)) {
+            return std::nullopt;
+          }
+          seen = true;
+        } else if (key == "metadata") {
+          if (h.metadata || !metadata(h)) {
+            return std::nullopt;
+          }
+          h.metadata = true;
+        } else if (!value()) {
+          return std::nullopt;
+        }
+        space();
+        if (take('}')) {
+          break;
+        }
+        if (!take(',')) {
+          return std::nullopt;
+        }
+        space();
+      }
+    }
+    space();
+    if (m_pos != m_text.size()) {
+      return std::nullopt;
+    }
+    return h;
+  }
+
 private:
+  // metadata's name and namespace; false for anything unusual (see JsonObjectHeader).
+  bool metadata(JsonObjectHeader& h)
+  {
+    if (!take('{')) {
+      return false;
+    }
+    space();
+    if (take('}')) {
+      return true;
+    }
+    bool name = false;
+    for (;;) {
+      std::string key;
+      if (!plain_string(&key)) {
+        return false;
+      }
+      space();
+      if (!take(':')) {
+        return false;
+      }
+      space();
+      if (key == "name") {
+        h.name_line = m_line;
+        h.name_column = m_column;
+        if (name || !plain_string(&h.name)) {
+          return false;
+        }
+        name = true;
+      } else if (key == "namespace") {
+        if (h.namespace_ || !plain_string(&h.namespace_.emplace())) {
+          return false;
+        }
+      } else if (!value(1)) {
+        return false;
+      }
+      space();
+      if (take('}')) {
+        return true;
+      }
+      if (!take(',')) {
+        return false;
+      }
+      space();
+    }
+  }
+
+  // A string without escapes (its text is its value).
+  bool plain_string(std::string* out)
+  {
+    const std::size_t start = m_pos;
+    return string(out) && m_text.substr(start, m_pos - start).find('\\') == std::string_view::npos;
+  }
+
   [[nodiscard]] bool at(char c) const { return m_pos < m_text.size() && m_text[m_pos] == c; }
 
   void advance()
@@ -272,6 +377,11 @@ private:
 std::optional<JsonItems> scan_json_items(std::string_view text)
 {
   return JsonItemScanner(text).scan();
+}
+
+std::optional<JsonObjectHeader> scan_object_header(std::string_view object)
+{
+  return JsonItemScanner(object).header();
 }
 
 } // namespace capsim::io

@@ -34,4 +34,21 @@ struct JsonItems
 // or reports. The items themselves are not checked.
 [[nodiscard]] std::optional<JsonItems> scan_json_items(std::string_view text);
 
+// A Kubernetes object's identity, read from its JSON text without parsing the rest into a tree.
+struct JsonObjectHeader
+{
+  std::string kind;
+  std::string api_version;
+  bool metadata = false; // the object has a "metadata" object
+  std::string name;
+  std::optional<std::string> namespace_;
+  int name_line = 0; // where metadata.name's value is (0-based)
+  int name_column = 0;
+};
+
+// The header of a strict JSON object; nullopt when the object is not one, or when any of those
+// fields is unusual: not a string, a string with escapes, or a key twice (the caller then
+// parses the object to report or read it).
+[[nodiscard]] std::optional<JsonObjectHeader> scan_object_header(std::string_view object);
+
 } // namespace capsim::io

@@ -38,7 +38,7 @@ struct Doc
   // An item of an item list (ParseOptions::item_lists), parsed on its own: where its text starts
   // in the stream (its marks are relative to it) and where its metadata.name is. A Pod or Node
   // (the bulk of a dump, read by the main pass only) keeps its text instead of `root`, parsed
-  // again when it is read.
+  // when it is read (collect_items).
   bool from_item = false;
   int origin_line = 0;
   int origin_column = 0;
@@ -51,6 +51,19 @@ struct Doc
 Doc with_root(const Doc& d, const YAML::Node& root)
 {
   return Doc{root, d.api_version, d.kind, d.name, d.namespace_, d.from_item, d.origin_line, d.origin_column, d.name_at, d.item_text};
+}
+
+// Cluster dumps: the YAML node budget is per object of a List.
+bool item_within_budget(const YAML::Node& item)
+{
+  return within_node_budget(item, k_max_yaml_nodes, k_max_yaml_depth * 2);
+}
+
+std::string item_budget_error()
+{
+  return fmt::format("an object of the List is too large or too deep once YAML aliases are expanded (more than {} "
+                     "nodes or {} levels)",
+                     k_max_yaml_nodes, k_max_yaml_depth * 2);
 }
 
 // A NodePool document carrying this annotation is a later version of that NodePool, applied at
@@ -2882,8 +2895,12 @@ model::Scenario ScenarioParser::parse(std::vector<Doc>& docs)
     if (!stored.item_text.empty()) {
       try {
         loaded = with_root(stored, load_yaml(stored.item_text));
-      } catch (const YAML::Exception& e) { // (it parsed when it was collected)
-        m_r.error(stored.name_at, fmt::format("invalid YAML: {}", e.msg));
+      } catch (const YAML::Exception& e) {
+        m_r.error(m_r.location(e.mark), fmt::format("invalid YAML: {}", e.msg));
+        continue;
+      }
+      if (!item_within_budget(loaded->root)) {
+        m_r.error(loaded->root, item_budget_error());
         continue;
       }
     }
@@ -3004,8 +3021,16 @@ void collect_documents(YamlReader& r, const YAML::Node& root, std::vector<Doc>& 
   out.push_back(std::move(d));
 }
 
-// The items of `list`, parsed one at a time and collected as documents of a List; a Pod keeps its
-// text instead of its YAML tree, which read_item_pod parses again.
+// Whether documents of `kind` from an item list keep their text instead of their tree (see Doc).
+bool read_from_text(std::string_view kind)
+{
+  return kind == "Pod" || kind == "Node";
+}
+
+// The items of `list`, collected one at a time as documents of a List. A Pod or Node whose
+// header reads plainly (scan_object_header, with what collect_documents asks of it) is not
+// parsed here at all; any other item is parsed, collected, and a Pod or Node then let go of its
+// tree. The main pass parses those again (ScenarioParser::parse).
 void collect_items(YamlReader& r, const ParseOptions::ItemList& list, std::vector<Doc>& out)
 {
   for (const auto& item : list.items) {
@@ -3013,6 +3038,26 @@ void collect_items(YamlReader& r, const ParseOptions::ItemList& list, std::vecto
     const int column = item.column;
     r.set_origin(line, column);
     const std::string_view text = list.text.substr(item.begin, item.end - item.begin);
+    if (const auto h = scan_object_header(text); h && read_from_text(h->kind) && h->metadata) {
+      const auto* info = find_kind(h->kind);
+      if (info != nullptr && h->api_version == info->api_version && !h->name.empty() && h->name.size() <= 253) {
+        Doc d;
+        d.kind = h->kind;
+        d.api_version = h->api_version;
+        d.name = h->name;
+        d.namespace_ = h->namespace_.value_or("default");
+        d.from_item = true;
+        d.origin_line = line;
+        d.origin_column = column;
+        const int name_line = line + h->name_line;
+        const int name_column = h->name_line == 0 ? column + h->name_column : h->name_column;
+        d.name_at = SourceLocation{r.file(), static_cast<std::uint32_t>(name_line + 1),
+                                   static_cast<std::uint32_t>(name_column + 1)};
+        d.item_text = text;
+        out.push_back(std::move(d));
+        continue;
+      }
+    }
     YAML::Node root;
     try {
       root = load_yaml(text);
@@ -3020,10 +3065,8 @@ void collect_items(YamlReader& r, const ParseOptions::ItemList& list, std::vecto
       r.error(r.location(e.mark), fmt::format("invalid YAML: {}", e.msg));
       continue;
     }
-    if (!within_node_budget(root, k_max_yaml_nodes, k_max_yaml_depth * 2)) {
-      r.error(root, fmt::format("an object of the List is too large or too deep once YAML aliases are expanded "
-                                "(more than {} nodes or {} levels)",
-                                k_max_yaml_nodes, k_max_yaml_depth * 2));
+    if (!item_within_budget(root)) {
+      r.error(root, item_budget_error());
       continue;
     }
     const std::size_t before = out.size();
@@ -3034,7 +3077,7 @@ void collect_items(YamlReader& r, const ParseOptions::ItemList& list, std::vecto
       d.origin_line = line;
       d.origin_column = column;
       d.name_at = r.location(child(child(root, "metadata"), "name"));
-      if (d.kind == "Pod" || d.kind == "Node") {
+      if (read_from_text(d.kind)) {
         d.item_text = text;
         Doc light = with_root(d, YAML::Node()); // (the item's tree goes with the record it replaces)
         out.pop_back();
@@ -3132,13 +3175,8 @@ model::Scenario parse_scenario(std::string_view text, const std::string& source_
       // A cluster dump's List holds every pod of the cluster: the budget is per object.
       const auto items = options.cluster_dump && root.IsMap() ? child(root, "items") : YAML::Node();
       if (items.IsDefined() && items.IsSequence()) {
-        const bool within = std::all_of(items.begin(), items.end(), [](const YAML::Node& item) {
-          return within_node_budget(item, k_max_yaml_nodes, k_max_yaml_depth * 2);
-        });
-        if (!within) {
-          reader.error(root, fmt::format("an object of the List is too large or too deep once YAML aliases are "
-                                         "expanded (more than {} nodes or {} levels)",
-                                         k_max_yaml_nodes, k_max_yaml_depth * 2));
+        if (!std::all_of(items.begin(), items.end(), item_within_budget)) {
+          reader.error(root, item_budget_error());
           continue;
         }
         collect_documents(reader, root, docs, 0);

@@ -911,7 +911,7 @@ TEST_CASE("preview: a JSON List is read an item at a time and keeps every place"
       CHECK(errors[0].rfind(place(files.pods, text, "\"lots\"") + "error: ", 0) == 0);
     }
   }
-  SECTION("a bad timestamp and a duplicate name, on one line")
+  SECTION("a bad timestamp on one line, a duplicate name on many and on one")
   {
     Json list = pods;
     Json copy = pods["items"][20];
@@ -925,20 +925,24 @@ TEST_CASE("preview: a JSON List is read an item at a time and keeps every place"
     REQUIRE(stamp.size() == 1);
     CHECK(stamp[0] == place(files.pods, text, "\"yesterday\"") + "error: 'yesterday' is not an RFC 3339 timestamp");
     list["items"].back()["metadata"]["creationTimestamp"] = pods["items"][20]["metadata"]["creationTimestamp"];
-    const std::string twice = list.dump(2);
-    files.pods = write("pods-twice.json", twice);
     const auto name = pods["items"][20]["metadata"]["name"].get<std::string>();
-    const std::string key = "\"name\": ";
-    const auto first = twice.find(key + "\"" + name + "\"");
-    const auto second = twice.find(key + "\"" + name + "\"", first + 1);
-    REQUIRE(second != std::string::npos);
-    const auto line_of = [&](std::size_t at) {
-      return 1 + std::count(twice.begin(), twice.begin() + static_cast<std::ptrdiff_t>(at), '\n');
-    };
-    const auto duplicate = errors_of(files);
-    REQUIRE(duplicate.size() == 1);
-    CHECK(duplicate[0]
-          == fmt::format("{}:{}:{}: error: duplicate Pod '{}' (first defined on line {})", files.pods, line_of(second),
-                         second + key.size() - twice.rfind('\n', second), name, line_of(first)));
+    for (const int indent : {2, -1}) {
+      const std::string twice = list.dump(indent);
+      files.pods = write(fmt::format("pods-twice-{}.json", indent + 1), twice);
+      const std::string key = indent < 0 ? "\"name\":" : "\"name\": ";
+      const auto first = twice.find(key + "\"" + name + "\"");
+      const auto second = twice.find(key + "\"" + name + "\"", first + 1);
+      REQUIRE(second != std::string::npos);
+      const auto line_of = [&](std::size_t at) {
+        return 1 + std::count(twice.begin(), twice.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+      };
+      const auto newline = twice.rfind('\n', second);
+      const auto line_start = newline == std::string::npos ? 0 : newline + 1;
+      const auto column = second + key.size() - line_start + 1;
+      const auto duplicate = errors_of(files);
+      REQUIRE(duplicate.size() == 1);
+      CHECK(duplicate[0] == fmt::format("{}:{}:{}: error: duplicate Pod '{}' (first defined on line {})", files.pods,
+                                        line_of(second), column, name, line_of(first)));
+    }
   }
 }
