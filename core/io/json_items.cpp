@@ -16,53 +16,31 @@ public:
   {
     JsonItems out;
     bool have_items = false;
+    bool single_pod = false;
     space();
-    if (!take('{')) {
-      return std::nullopt;
-    }
-    space();
-    if (!take('}')) {
-      for (;;) {
-        std::string key;
-        if (!string(&key)) {
-          return std::nullopt;
+    const bool read = object(false, [&](std::string_view key) {
+      if (key == "items") {
+        out.items_line = m_line;
+        out.items_column = m_column;
+        if (have_items || !item_array(out.items)) {
+          return false;
         }
-        space();
-        if (!take(':')) {
-          return std::nullopt;
-        }
-        space();
-        if (key == "items") {
-          out.items_line = m_line;
-          out.items_column = m_column;
-          if (have_items || !item_array(out.items)) {
-            return std::nullopt;
-          }
-          have_items = true;
-        } else if (key == "kind") {
-          std::string kind;
-          if (at('"') ? !string(&kind) : !value()) {
-            return std::nullopt;
-          }
-          if (kind == "Pod") {
-            return std::nullopt; // a single Pod
-          }
-          out.kind = std::move(kind);
-        } else if (!value()) {
-          return std::nullopt;
-        }
-        space();
-        if (take('}')) {
-          break;
-        }
-        if (!take(',')) {
-          return std::nullopt;
-        }
-        space();
+        have_items = true;
+        return true;
       }
-    }
+      if (key == "kind" && at('"')) {
+        std::string kind;
+        if (!string(&kind)) {
+          return false;
+        }
+        single_pod = kind == "Pod";
+        out.kind = std::move(kind);
+        return true;
+      }
+      return value();
+    });
     space();
-    if (m_pos != m_text.size() || !have_items) {
+    if (!read || single_pod || m_pos != m_text.size() || !have_items) {
       return std::nullopt;
     }
     return out;
@@ -74,90 +52,69 @@ public:
     bool kind = false;
     bool api = false;
     space();
-    if (!take('{')) {
-      return std::nullopt;
-    }
-    space();
-    if (!take('}')) {
-      for (;;) {
-        std::string key;
-        if (!plain_string(&key)) {
-          return std::nullopt;
+    const bool read = object(true, [&](std::string_view key) {
+      if (key == "kind" || key == "apiVersion") {
+        bool& seen = key == "kind" ? kind : api;
+        if (seen || !plain_string(key == "kind" ? &h.kind : &h.api_version)) {
+          return false;
         }
-        space();
-        if (!take(':')) {
-          return std::nullopt;
-        }
-        space();
-        if (key == "kind" || key == "apiVersion") {
-          bool& seen = key == "kind" ? kind : api;
-          if (seen || !plain_string(key == "kind" ? &h.kind : &h.api_version)) {
-            return std::nullopt;
-          }
-          seen = true;
-        } else if (key == "metadata") {
-          if (h.metadata || !metadata(h)) {
-            return std::nullopt;
-          }
-          h.metadata = true;
-        } else if (!value()) {
-          return std::nullopt;
-        }
-        space();
-        if (take('}')) {
-          break;
-        }
-        if (!take(',')) {
-          return std::nullopt;
-        }
-        space();
+        seen = true;
+        return true;
       }
-    }
+      if (key == "metadata") {
+        if (h.metadata || !metadata(h)) {
+          return false;
+        }
+        h.metadata = true;
+        return true;
+      }
+      return value();
+    });
     space();
-    if (m_pos != m_text.size()) {
+    if (!read || m_pos != m_text.size()) {
       return std::nullopt;
     }
     return h;
   }
 
 private:
-  // metadata's name and namespace; false for anything unusual (see JsonObjectHeader).
-  bool metadata(JsonObjectHeader& h)
+  // An object: each member's value is read by on_member(key), which says whether it could (the
+  // key is its raw text between the quotes). plain_keys: a key with an escape is refused.
+  template <class OnMember>
+  bool object(bool plain_keys, OnMember&& on_member)
   {
-    if (!take('{')) {
-      return false;
-    }
+    return take('{') && elements('}', [&] {
+             const std::size_t start = m_pos;
+             if (!string(nullptr)) {
+               return false;
+             }
+             const std::string_view key = m_text.substr(start + 1, m_pos - start - 2);
+             if (plain_keys && key.find('\\') != std::string_view::npos) {
+               return false;
+             }
+             space();
+             if (!take(':')) {
+               return false;
+             }
+             space();
+             return on_member(key);
+           });
+  }
+
+  // What follows an opening bracket: elements, each read by one(), separated by ',' up to `close`.
+  template <class One>
+  bool elements(char close, One&& one)
+  {
     space();
-    if (take('}')) {
+    if (take(close)) {
       return true;
     }
-    bool name = false;
     for (;;) {
-      std::string key;
-      if (!plain_string(&key)) {
+      if (!one()) {
         return false;
       }
       space();
-      if (!take(':')) {
-        return false;
-      }
-      space();
-      if (key == "name") {
-        h.name_line = m_line;
-        h.name_column = m_column;
-        if (name || !plain_string(&h.name)) {
-          return false;
-        }
-        name = true;
-      } else if (key == "namespace") {
-        if (h.namespace_ || !plain_string(&h.namespace_.emplace())) {
-          return false;
-        }
-      } else if (!value(1)) {
-        return false;
-      }
-      space();
-      if (take('}')) {
+      if (take(close)) {
         return true;
       }
       if (!take(',')) {
@@ -165,6 +122,27 @@ private:
       }
       space();
     }
+  }
+
+  // metadata's name and namespace; false for anything unusual (see JsonObjectHeader).
+  bool metadata(JsonObjectHeader& h)
+  {
+    bool name = false;
+    return object(true, [&](std::string_view key) {
+      if (key == "name") {
+        h.name_line = m_line;
+        h.name_column = m_column;
+        if (name || !plain_string(&h.name)) {
+          return false;
+        }
+        name = true;
+        return true;
+      }
+      if (key == "namespace") {
+        return !h.namespace_ && plain_string(&h.namespace_.emplace());
+      }
+      return value(1);
+    });
   }
 
   // A string without escapes (its text is its value).
@@ -244,51 +222,11 @@ private:
     if (at('"')) {
       return string(nullptr);
     }
-    if (take('{')) {
-      space();
-      if (take('}')) {
-        return true;
-      }
-      for (;;) {
-        if (!string(nullptr)) {
-          return false;
-        }
-        space();
-        if (!take(':')) {
-          return false;
-        }
-        space();
-        if (!value(depth + 1)) {
-          return false;
-        }
-        space();
-        if (take('}')) {
-          return true;
-        }
-        if (!take(',')) {
-          return false;
-        }
-        space();
-      }
+    if (at('{')) {
+      return object(false, [&](std::string_view /*key*/) { return value(depth + 1); });
     }
     if (take('[')) {
-      space();
-      if (take(']')) {
-        return true;
-      }
-      for (;;) {
-        if (!value(depth + 1)) {
-          return false;
-        }
-        space();
-        if (take(']')) {
-          return true;
-        }
-        if (!take(',')) {
-          return false;
-        }
-        space();
-      }
+      return elements(']', [&] { return value(depth + 1); });
     }
     return literal();
   }
@@ -336,32 +274,18 @@ private:
 
   bool item_array(std::vector<JsonItem>& items)
   {
-    if (!take('[')) {
-      return false;
-    }
-    space();
-    if (take(']')) {
-      return true;
-    }
-    for (;;) {
-      if (!at('{')) {
-        return false;
-      }
-      JsonItem item{m_pos, 0, m_line, m_column};
-      if (!value()) {
-        return false;
-      }
-      item.end = m_pos;
-      items.push_back(item);
-      space();
-      if (take(']')) {
-        return true;
-      }
-      if (!take(',')) {
-        return false;
-      }
-      space();
-    }
+    return take('[') && elements(']', [&] {
+             if (!at('{')) {
+               return false;
+             }
+             JsonItem item{m_pos, 0, m_line, m_column};
+             if (!value()) {
+               return false;
+             }
+             item.end = m_pos;
+             items.push_back(item);
+             return true;
+           });
   }
 
   static constexpr int k_max_depth = 256; // deeper: left to the whole-document reader
