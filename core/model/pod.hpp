@@ -79,8 +79,10 @@ struct Pod
   // it is not rescheduled either, and the cluster keeps it off its node's pod list
   // (IsReschedulable, listed_on_node).
   bool terminating = false;
-  // Its Ready condition is False (a kubectl dump's pod; simulated pods are Ready once they run):
-  // not healthy for its PDB, and evictable whatever the budget under AlwaysAllow.
+  // Not healthy for its PDBs: its Ready condition is False (a kubectl dump's pod; simulated pods
+  // are Ready once they run), or, in the preview's Cluster Autoscaler view, which moves pods
+  // being deleted as any other, it is being deleted. Karpenter evicts it whatever the budget
+  // under AlwaysAllow.
   bool unready = false;
   Resources requests;     // what the scheduler uses; normally spec->requests
   std::string name;

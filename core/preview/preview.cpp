@@ -127,7 +127,9 @@ cluster::Cluster build_cluster(const io::ClusterDump& dump, const catalog::Catal
     }
     model::Pod added = pod;
     added.terminating = facts.deleting && view == TerminatingView::karpenter;
-    added.unready = facts.unready;
+    // Not healthy for its PDBs (the disruption controller's count): unready, or, in the CA view,
+    // which moves it as any pod, being deleted.
+    added.unready = facts.unready || (facts.deleting && view == TerminatingView::cluster_autoscaler);
     const PodIndex p = c.add_pod(std::move(added));
     const SimTime created = facts.created >= 0 ? facts.created : now;
     if (!on_node) {
