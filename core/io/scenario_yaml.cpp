@@ -50,7 +50,8 @@ struct Doc
 // node's: the document would hold on to both.)
 Doc with_root(const Doc& d, const YAML::Node& root)
 {
-  return Doc{root, d.api_version, d.kind, d.name, d.namespace_, d.from_item, d.origin_line, d.origin_column, d.name_at, d.item_text};
+  return Doc{root, d.api_version, d.kind, d.name, d.namespace_, d.from_item, d.origin_line, d.origin_column,
+             d.name_at, d.item_text};
 }
 
 // Cluster dumps: the YAML node budget is per object of a List.
