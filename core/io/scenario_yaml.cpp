@@ -3160,6 +3160,7 @@ model::Scenario parse_scenario(std::string_view text, const std::string& source_
 {
   check_text(text, source_name, k_max_yaml_depth);
   check_yaml_documents(text, source_name);
+  CAPSIM_CHECK(sets.empty() || options.item_lists.empty(), "parse_scenario: --set cannot reach the items of item lists");
   std::vector<YAML::Node> raw;
   try {
     raw = load_yaml_documents(text);

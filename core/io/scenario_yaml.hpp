@@ -35,8 +35,8 @@ struct ParseOptions
 {
   bool cluster_dump = false;
 
-  // A JSON List of the stream whose items are parsed one at a time, each Pod again when it is
-  // read, instead of as one YAML tree (~50 bytes of memory per byte of JSON). The stream holds
+  // A JSON List of the stream whose items are parsed one at a time, a Pod or Node only when it
+  // is read, instead of as one YAML tree (~50 bytes of memory per byte of JSON). The stream holds
   // the List with its items blanked out (io::load_cluster_dump): an empty array at
   // `items_line`/`items_column` (0-based, in the stream), and `text` is the List's own text,
   // whose first line is the stream's `first_line`. Pods are not --set targets: no `sets` then.
