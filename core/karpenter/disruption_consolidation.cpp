@@ -193,6 +193,43 @@ void check_stop_rejected(SolveInput in, std::span<const PodIndex> from_deleting)
 }
 #endif
 
+namespace {
+
+// Whether the context's last stop on a pod (SolveResult::stop_pod) answers a simulation of
+// `candidates`: they lead the stopped simulation's candidates, the pod's node among them, and
+// the pod has no room on the others (each node's room as its record has it: at least the room a
+// solve gives it).
+bool stops_again(const SimulationContext& ctx, std::span<const Candidate> candidates)
+{
+  const auto& s = ctx.scratch;
+  if (s.stop_pod == cluster::k_none || candidates.size() > s.stopped_candidates.size()) {
+    return false;
+  }
+  const auto& cluster = *ctx.cluster;
+  const NodeIndex home = cluster.pod(s.stop_pod).node;
+  bool kept = false;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].node != s.stopped_candidates[i]) {
+      return false;
+    }
+    kept = kept || candidates[i].node == home;
+  }
+  if (!kept) {
+    return false;
+  }
+  const model::Resources want = pod_requests(cluster.pod(s.stop_pod).pod);
+  for (std::size_t i = candidates.size(); i < s.stopped_candidates.size(); ++i) {
+    const auto& node = cluster.node(s.stopped_candidates[i]);
+    const model::Resources room = node.allocatable - node.requested;
+    if (want.cpu() <= room.cpu() && want.memory() <= room.memory() && want[model::k_pods] <= room[model::k_pods]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
 Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates, bool consolidation,
                                bool sketch, bool stop_on_delete_veto)
 {
@@ -325,7 +362,22 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     }
   }
   std::sort(from_deleting.begin(), from_deleting.end());
-  out.result = solve(in);
+  if (stop_on_delete_veto && stops_again(ctx, candidates)) {
+#ifndef NDEBUG
+    CAPSIM_CHECK(solve(in).stopped, "consolidation: a remembered stop on fewer candidates does not hold");
+#endif
+    out.result.stopped = true;
+  } else {
+    out.result = solve(in);
+    if (stop_on_delete_veto && out.result.stopped && out.result.stop_pod != cluster::k_none) {
+      auto& nodes = ctx.scratch.stopped_candidates;
+      nodes.clear();
+      for (const auto& c : candidates) {
+        nodes.push_back(c.node);
+      }
+      ctx.scratch.stop_pod = out.result.stop_pod;
+    }
+  }
 #ifndef NDEBUG
   if (out.result.stopped) {
     check_stop_rejected(in, from_deleting);

@@ -69,6 +69,10 @@ struct SimulationContext
     std::optional<bool> v113;             // is_v113(version), once per context
     bool after_listed = false;            // `after` holds deleting_pods' pods
     std::vector<cluster::PodIndex> after; // for remembered_stop_holds
+    // The last simulation that stopped on a pod (SolveResult::stop_pod) and its candidates, in
+    // order: multi-node's binary search simulates shorter prefixes of one list after a stop.
+    std::vector<cluster::NodeIndex> stopped_candidates;
+    cluster::PodIndex stop_pod = cluster::k_none;
   };
   mutable Scratch scratch;
 };

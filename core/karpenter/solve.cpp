@@ -1465,6 +1465,8 @@ private:
   [[nodiscard]] bool every_claim_keeps_spot();
   [[nodiscard]] model::Resources spot_room_bound(const model::Resources& all);
   [[nodiscard]] const QueuedPod* bound_pod_fitting_nowhere();
+  // SolveResult::stop_pod for a stop on `p` before any pod was placed.
+  [[nodiscard]] cluster::PodIndex stop_resting_on(const QueuedPod& p) const;
   [[nodiscard]] bool limited(const Template& t) const; // its pool has limits
   bool summarize(cluster::PodIndex pod, PodsSummary& out); // adds the pod if it is scheduled
   // The entry for p's stop (of the kind no_room or not_ready), common fields set.
@@ -2714,6 +2716,21 @@ const QueuedPod* Scheduler::bound_pod_fitting_nowhere()
     return fit == FreeCapacityIndex::k_end;
   });
   return it != m_pods.end() ? &*it : nullptr;
+}
+
+cluster::PodIndex Scheduler::stop_resting_on(const QueuedPod& p) const
+{
+  // With fewer excluded nodes the pod set shrinks (only the sum of requests every_claim_keeps_spot
+  // reads and the pods zone_only reads, both in the stop's favour), the pod is still first in the
+  // queue, and the nodes given back can take it only with room for it. Topology, limits and host
+  // ports would read the excluded nodes' pods or capacity otherwise.
+  const auto& excluded = m_input.excluded_nodes;
+  if (p.pending || p.from_deleting || m_any_groups || m_cluster.bound_with_anti_affinity() != 0
+      || m_any_host_ports || m_reservations || std::find(excluded.begin(), excluded.end(), p.state->node) == excluded.end()
+      || std::any_of(m_templates.begin(), m_templates.end(), [this](const Template& t) { return limited(t); })) {
+    return cluster::k_none;
+  }
+  return p.index;
 }
 
 bool Scheduler::limited(const Template& t) const
@@ -4915,6 +4932,7 @@ SolveResult Scheduler::run()
           sync_quick_stop();
           SolveResult out;
           out.stopped = true;
+          out.stop_pod = stop_resting_on(*witness);
           return out;
         }
       }
@@ -5013,6 +5031,9 @@ SolveResult Scheduler::run()
   SolveResult out;
   if (m_stopped) {
     out.stopped = true;
+    if (head == 1) { // on the first pod of the queue
+      out.stop_pod = stop_resting_on(m_pods[queue.front()]);
+    }
     return out;
   }
   out.existing.assign(m_placements.begin(), m_placements.end());

@@ -187,6 +187,12 @@ struct SolveResult
   std::vector<NewNodeClaim> claims;  // in creation order
   std::vector<PodError> errors;      // sorted by pod index
   bool stopped = false;              // SolveOptions::stop_on_delete_veto fired; the rest is empty
+  // When stopped: a moved pod the stop rests on alone, or k_none. The same solve with only some
+  // of the excluded nodes (this pod's among them) stops too while the pod has no room (CPU,
+  // memory, pods) on any of the nodes given back: the stop found it no room on the other nodes
+  // (or sent it to one that is not Ready) before any pod was placed, and nothing else in the solve
+  // (topology, limits, host ports, reservations) depends on the excluded nodes.
+  cluster::PodIndex stop_pod = cluster::k_none;
 };
 
 // InstanceTypes.SatisfiesMinValues' error as Karpenter prints it (serrors.Wrap with the keys):

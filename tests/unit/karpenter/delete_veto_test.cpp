@@ -1542,3 +1542,152 @@ TEST_CASE("stop_on_delete_veto: a remembered prefix pod that is pending again is
   CHECK(claimed.claims.size() == 1);
   CHECK(env.cache.veto_memo_hits() == 1);
 }
+
+namespace {
+
+// The early solve of deleting every node of `candidates` at once (multi-node consolidation): the
+// pending pods, then each candidate's pods in candidate order.
+SolveInput delete_all_input(Env& env, const std::vector<cluster::NodeIndex>& candidates)
+{
+  SolveInput in = env.input();
+  for (const auto c : candidates) {
+    const auto& pods = env.cluster.node(c).pods;
+    in.pods.insert(in.pods.end(), pods.begin(), pods.end());
+  }
+  in.excluded_nodes = candidates;
+  in.options.consolidation_simulation = true;
+  in.options.sketch_claims = true;
+  in.options.now = env.now;
+  in.options.stop_on_delete_veto = true;
+  return in;
+}
+
+// Whether pod `p` has room (CPU, memory and pods, as the record of node `n` has it) on `n`.
+bool room_for(const Env& env, cluster::PodIndex p, cluster::NodeIndex n)
+{
+  const auto want = pod_requests(env.cluster.pod(p).pod);
+  const auto& node = env.cluster.node(n);
+  const auto room = node.allocatable - node.requested;
+  return want.cpu() <= room.cpu() && want.memory() <= room.memory() && want[model::k_pods] <= room[model::k_pods];
+}
+
+} // namespace
+
+TEST_CASE("stop_on_delete_veto: the pod a stop rests on answers fewer candidates while the nodes given back have no "
+          "room for it",
+          "[karpenter][solve][consolidation]")
+{
+  // Four candidates with random pods, two other Ready nodes and a launching one with random room,
+  // sometimes a pending pod. A solve over all four that stops names a pod of theirs; each shorter
+  // prefix of the candidates that keeps its node, and gives back nodes without room for it, stops
+  // too, and the full solve of that prefix is one consolidation rejects.
+  Random next(2026);
+  int answered = 0;
+  int named = 0;
+  int given_room = 0; // prefixes that gave the pod room back and did not stop
+  for (int round = 0; round < 300; ++round) {
+    CAPTURE(round);
+    std::vector<unsigned> spot_zones(10);
+    for (auto& z : spot_zones) {
+      z = next(4) == 0 ? static_cast<unsigned>(next(8)) : 7U;
+    }
+    Env env(catalog_with_spot(10, [&](int i) { return spot_zones[static_cast<std::size_t>(i)]; }));
+    add_spot_pool(env, next(4) != 0);
+    std::vector<cluster::NodeIndex> candidates;
+    for (int i = 0; i < 4; ++i) {
+      // Mostly full: little room to give back.
+      std::vector<std::int64_t> sizes(1 + next(3));
+      std::int64_t used = 0;
+      for (auto& m : sizes) {
+        m = 250 * static_cast<std::int64_t>(1 + next(6));
+        used += m;
+      }
+      const auto c = env.node("candidate-" + std::to_string(i), {}, allocatable(used + 250 * static_cast<std::int64_t>(next(3))));
+      for (const auto m : sizes) {
+        env.bind(env.pod(cpu(m)), c);
+      }
+      candidates.push_back(c);
+    }
+    for (int i = 0; i < 2; ++i) {
+      env.node("ready-" + std::to_string(i), {}, allocatable(500 * static_cast<std::int64_t>(next(5))));
+    }
+    env.node("launching", {}, allocatable(500 * static_cast<std::int64_t>(next(4))), cluster::NodeLifecycle::launching);
+    if (next(4) == 0) {
+      env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(8)))); // pending
+    }
+    const SolveResult all = solve(delete_all_input(env, candidates));
+    if (!all.stopped || all.stop_pod == cluster::k_none) {
+      continue;
+    }
+    ++named;
+    const auto home = env.cluster.pod(all.stop_pod).node;
+    const auto at = static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), home) - candidates.begin());
+    REQUIRE(at < candidates.size());
+    for (std::size_t k = at + 1; k < candidates.size(); ++k) {
+      const std::vector<cluster::NodeIndex> prefix(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k));
+      const bool room = std::any_of(candidates.begin() + static_cast<std::ptrdiff_t>(k), candidates.end(),
+                                    [&](cluster::NodeIndex n) { return room_for(env, all.stop_pod, n); });
+      if (room) {
+        // Not answered so: with the room given back the pod may move (the solve may not stop).
+        given_room += solve(delete_all_input(env, prefix)).stopped ? 0 : 1;
+        continue;
+      }
+      SolveInput in = delete_all_input(env, prefix);
+      CHECK(solve(in).stopped);
+      in.options.stop_on_delete_veto = false;
+      SolveCache fresh;
+      in.cache = &fresh;
+      CHECK(consolidation_rejects(env, solve(in)));
+      ++answered;
+    }
+  }
+  // Stops named their pod and many prefixes were answered so; some that gave room back did not
+  // stop.
+  CHECK(named > 100);
+  CHECK(answered > 100);
+  CHECK(given_room > 0);
+}
+
+TEST_CASE("stop_on_delete_veto: a stop names no pod when limits or topology read the candidates' nodes",
+          "[karpenter][solve][consolidation]")
+{
+  // Two candidates with a 2-CPU pod each; the other Ready node has no room, a launching one has:
+  // the first pod goes there (a stop), or fits no Ready node (the pre-check's stop).
+  const auto stop_of = [](Env& env, const PodOptions& o) {
+    std::vector<cluster::NodeIndex> candidates;
+    for (int i = 0; i < 2; ++i) {
+      const auto c = env.node("candidate-" + std::to_string(i), {}, allocatable(4000));
+      env.bind(env.pod(o), c);
+      candidates.push_back(c);
+    }
+    env.node("other", {}, allocatable(1000));
+    env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::launching);
+    const auto r = solve(delete_all_input(env, candidates));
+    CHECK(r.stopped);
+    return r.stop_pod;
+  };
+  SECTION("neither")
+  {
+    Env env(testing::fake_instance_types(10));
+    add_spot_pool(env, true);
+    CHECK(stop_of(env, cpu(2000)) != cluster::k_none);
+  }
+  SECTION("the pool has limits")
+  {
+    Env env(testing::fake_instance_types(10));
+    auto& pool = add_spot_pool(env, true);
+    model::Resources limits;
+    limits[model::k_cpu] = 1000 * 1000;
+    pool.limits = limits;
+    CHECK(stop_of(env, cpu(2000)) == cluster::k_none);
+  }
+  SECTION("the pods spread over zones")
+  {
+    Env env(testing::fake_instance_types(10));
+    add_spot_pool(env, true);
+    PodOptions o = cpu(2000);
+    o.labels = {{"app", "x"}};
+    o.spread = {spread(k_zone, {{"app", "x"}})};
+    CHECK(stop_of(env, o) == cluster::k_none);
+  }
+}
