@@ -141,6 +141,20 @@ private:
   std::uint64_t m_pool_revisions = 0;             // the NodePools' revisions m_requirements_drift is for
   // Per NodePool: its EC2NodeClass's hash and AMI hash now (0, 0: no class in the scenario).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> m_class_hashes;
+  // What drifted() reads besides the node. While it stands, a node's answer changes only with
+  // the node (Cluster::node_log): the answers are kept per node and only the changed nodes are
+  // asked again, so a step whose cluster has no drifted node reads no node's record.
+  struct DriftBasis
+  {
+    std::uint64_t cluster = 0;
+    std::vector<std::uint64_t> revisions; // per NodePool
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> class_hashes;
+    bool operator==(const DriftBasis&) const = default;
+  };
+  DriftBasis m_drift_basis;
+  std::size_t m_drift_log_seen = 0;  // the node_log entries the kept answers follow
+  std::vector<char> m_node_drifted;  // per node: an alive NodePool node that drifted() answers for
+  std::size_t m_drifted_nodes = 0;   // how many
   std::vector<std::string> m_last_keep;     // per node: last recorded blocking reason
   CandidateMemos m_candidate_memo; // per node: make_candidate's pod-derived facts
 
@@ -497,8 +511,54 @@ void DisruptionController::candidates(Method m, std::vector<const Candidate*>& o
 
 void DisruptionController::drift_candidates(std::vector<Candidate>& out)
 {
-  const CandidateContext ctx = candidate_context();
   out.clear();
+  const auto& inputs = m_ctl.node_pools();
+  auto& basis = m_drift_basis;
+  const bool same = basis.cluster == m_cluster->instance_id() && basis.class_hashes == m_class_hashes
+                    && basis.revisions.size() == inputs.size()
+                    && std::equal(basis.revisions.begin(), basis.revisions.end(), inputs.begin(),
+                                  [](std::uint64_t r, const NodePoolInput& p) { return r == p.revision; });
+  const auto& log = m_cluster->node_log();
+  const auto ask = [this](NodeIndex n) {
+    const auto& node = m_cluster->node(n);
+    const bool d = node.alive() && node.owner == cluster::NodeOwner::node_pool && drifted(n);
+    if (m_node_drifted.size() <= n) {
+      m_node_drifted.resize(static_cast<std::size_t>(n) + 1, 0);
+    }
+    m_drifted_nodes = m_drifted_nodes - static_cast<std::size_t>(m_node_drifted[n]) + (d ? 1 : 0);
+    m_node_drifted[n] = d ? 1 : 0;
+  };
+  if (same) {
+    for (std::size_t i = m_drift_log_seen; i < log.size(); ++i) {
+      ask(log[i]);
+    }
+  } else {
+    basis.cluster = m_cluster->instance_id();
+    basis.class_hashes = m_class_hashes;
+    basis.revisions.clear();
+    for (const auto& p : inputs) {
+      basis.revisions.push_back(p.revision);
+    }
+    m_node_drifted.assign(m_cluster->nodes().size(), 0);
+    m_drifted_nodes = 0;
+    for (const NodeIndex n : m_cluster->alive_node_indices()) {
+      ask(n);
+    }
+  }
+  m_drift_log_seen = log.size();
+#ifndef NDEBUG
+  {
+    std::size_t walked = 0;
+    for (const NodeIndex n : m_cluster->alive_node_indices()) {
+      walked += m_cluster->node(n).owner == cluster::NodeOwner::node_pool && drifted(n) ? 1 : 0;
+    }
+    CAPSIM_CHECK(walked == m_drifted_nodes, "disruption: the kept count of drifted nodes differs from a walk");
+  }
+#endif
+  if (m_drifted_nodes == 0) {
+    return;
+  }
+  const CandidateContext ctx = candidate_context();
   for (const NodeIndex n : m_cluster->alive_node_indices()) {
     // cheap filter first: most nodes are not drifted
     if (m_cluster->node(n).owner == cluster::NodeOwner::node_pool && drifted(n)) {
