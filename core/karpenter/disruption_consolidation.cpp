@@ -245,9 +245,6 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   for (const auto& c : candidates) {
     in.excluded_nodes.push_back(c.node);
   }
-  std::vector<NodeIndex>& is_candidate = ctx.scratch.candidates;
-  is_candidate.assign(in.excluded_nodes.begin(), in.excluded_nodes.end());
-  std::sort(is_candidate.begin(), is_candidate.end());
   const auto& pending = cluster.pending();
   if (!ctx.deleting_pods) {
     auto& list = ctx.deleting_pods.emplace();
@@ -353,6 +350,9 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   }
   // Pods of deleting nodes and of nodes marked for deletion by a command in flight (sorted:
   // a per-pod flag array would cost the whole pod history on every simulation).
+  std::vector<NodeIndex>& is_candidate = ctx.scratch.candidates;
+  is_candidate.assign(in.excluded_nodes.begin(), in.excluded_nodes.end());
+  std::sort(is_candidate.begin(), is_candidate.end());
   std::vector<PodIndex>& from_deleting = ctx.scratch.from_deleting;
   from_deleting.clear();
   for (const auto& [n, p] : *ctx.deleting_pods) {
@@ -412,18 +412,18 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, std::sp
                                            Method method)
 {
   ConsolidationOutcome out;
-  const OfferingAvailable available = [&ctx](const catalog::InstanceType& t, const catalog::Offering& o) {
-    return ctx.actuator->offering_launchable(t, o);
-  };
   const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.spot; });
   // Spot candidates without spot-to-spot: a replacement that may be spot is rejected on sight,
   // so sketched claims are enough for most simulations (the full one follows when needed).
   const bool sketch = all_spot && !ctx.spot_to_spot;
   Simulation sim = simulate_scheduling(ctx, candidates, true, sketch, sketch && !ctx.reasons);
   if (!sim.failure.empty()) {
-    out.rejected = sim.failure;
+    out.rejected = std::move(sim.failure);
     return out;
   }
+  const OfferingAvailable available = [&ctx](const catalog::InstanceType& t, const catalog::Offering& o) {
+    return ctx.actuator->offering_launchable(t, o);
+  };
   Command cmd;
   cmd.method = method;
   const auto& claims = sim.result.claims;
