@@ -207,6 +207,16 @@ std::vector<catalog::InstanceType> catalog_with_spot(int n, SpotZones spot_zones
   return out;
 }
 
+// Ten fake types; one in `mixed` offers spot in random zones, the others in all three.
+std::vector<catalog::InstanceType> random_spot_catalog(Random& next, std::uint64_t mixed)
+{
+  std::vector<unsigned> spot_zones(10);
+  for (auto& z : spot_zones) {
+    z = next(mixed) == 0 ? static_cast<unsigned>(next(8)) : 7U;
+  }
+  return catalog_with_spot(10, [&](int i) { return spot_zones[static_cast<std::size_t>(i)]; });
+}
+
 // A spot + on-demand pool over `env`'s types and a candidate holding `count` pods of `milli` CPU.
 Runs simulate_candidate_with(Env& env, std::int64_t milli, int count)
 {
@@ -426,11 +436,7 @@ TEST_CASE("stop_on_delete_veto: stopped solves are rejected ones over many clust
   int ran = 0;
   for (int round = 0; round < 200; ++round) {
     CAPTURE(round);
-    std::vector<unsigned> spot_zones(10);
-    for (auto& z : spot_zones) {
-      z = next(3) == 0 ? static_cast<unsigned>(next(8)) : 7U;
-    }
-    Env env(catalog_with_spot(10, [&](int i) { return spot_zones[static_cast<std::size_t>(i)]; }));
+    Env env(random_spot_catalog(next, 3));
     add_spot_pool(env, next(4) != 0);
     const auto candidate = env.node("candidate", {}, allocatable(8000));
     for (int i = 0; i < 3; ++i) {
@@ -1587,11 +1593,7 @@ TEST_CASE("stop_on_delete_veto: the pod a stop rests on answers fewer candidates
   int given_room = 0; // prefixes that gave the pod room back and did not stop
   for (int round = 0; round < 300; ++round) {
     CAPTURE(round);
-    std::vector<unsigned> spot_zones(10);
-    for (auto& z : spot_zones) {
-      z = next(4) == 0 ? static_cast<unsigned>(next(8)) : 7U;
-    }
-    Env env(catalog_with_spot(10, [&](int i) { return spot_zones[static_cast<std::size_t>(i)]; }));
+    Env env(random_spot_catalog(next, 4));
     add_spot_pool(env, next(4) != 0);
     std::vector<cluster::NodeIndex> candidates;
     for (int i = 0; i < 4; ++i) {
