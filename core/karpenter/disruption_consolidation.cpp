@@ -367,6 +367,9 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     CAPSIM_CHECK(solve(in).stopped, "consolidation: a remembered stop on fewer candidates does not hold");
 #endif
     out.result.stopped = true;
+    if (in.cache != nullptr) {
+      in.cache->count_prefix_stop_hit();
+    }
   } else {
     out.result = solve(in);
     if (stop_on_delete_veto && out.result.stopped && out.result.stop_pod != cluster::k_none) {

@@ -232,6 +232,11 @@ public:
   // before, nothing it depends on changed): the early stop without any preparation.
   [[nodiscard]] std::size_t veto_memo_hits() const;
 
+  // Simulations answered by a stop on a longer prefix of their candidates (SolveResult::stop_pod,
+  // counted by simulate_scheduling) without a solve.
+  [[nodiscard]] std::size_t prefix_stop_hits() const { return m_prefix_stop_hits; }
+  void count_prefix_stop_hit() { ++m_prefix_stop_hits; }
+
   // Starts loading what remembered_stop_holds reads first for the node (a pass asks about its
   // candidates in an order unrelated to where that lies in memory).
   void prefetch_remembered_stop(cluster::NodeIndex node) const;
@@ -242,6 +247,7 @@ public:
 
 private:
   std::unique_ptr<Impl> m_impl;
+  std::size_t m_prefix_stop_hits = 0;
 };
 
 } // namespace capsim::karpenter

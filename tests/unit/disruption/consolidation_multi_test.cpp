@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <limits>
+#include <tuple>
 
 namespace capsim::karpenter::dtest {
 
@@ -438,6 +439,44 @@ TEST_CASE("Consolidation MinValuesPolicy: should not consolidate a node by relax
   CHECK(sim.alive() == std::vector<std::string>{"node-0"});
   CHECK(result.nodes.launched == 0);
   CHECK(has_decision(result, "node-0", "keep", "minValues"));
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// capsim: without --explain, multi-node's binary search answers a shorter prefix from the stop
+// of a longer one (SolveResult::stop_pod); debug builds solve each such answer and check it.
+
+TEST_CASE("Consolidation Multi-NodeClaim: a shorter prefix is answered by a longer one's stop without changing the "
+          "outcome",
+          "[disruption][consolidation][multi]")
+{
+  // Four spot nodes, each with a 3-CPU pod and 1 CPU free: no pod has room on another node, so
+  // each search's prefixes stop (the pre-check's pod on the first candidate) and single-node
+  // cannot delete either; a spot replacement is refused (no spot-to-spot).
+  const auto run = [](bool explain) {
+    Sim sim;
+    auto& pool = sim.pool("default");
+    pool.requirements.add(
+        model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in, {"spot"}));
+    const auto& spot = sim.most_expensive("spot");
+    for (int i = 0; i < 4; ++i) {
+      const std::string name = fmt::format("node-{}", i);
+      sim.node(name, "default", spot.name, resources(4000, 0, 100), {}, "spot");
+      PodOpts o = rs_pod();
+      o.cpu_milli = 3000;
+      sim.pods_on(name, 1, o);
+    }
+    const auto result = sim.run(30 * k_minute, explain);
+    return std::tuple{sim.alive(), result.nodes.launched, sim.controller().cache().prefix_stop_hits()};
+  };
+  const auto [alive_explained, launched_explained, hits_explained] = run(true);
+  const auto [alive, launched, hits] = run(false);
+  CHECK(alive == std::vector<std::string>{"node-0", "node-1", "node-2", "node-3"});
+  CHECK(launched == 0);
+  CHECK(alive == alive_explained);
+  CHECK(launched == launched_explained);
+  CHECK(hits_explained == 0); // reasons wanted: no early stops
+  CHECK(hits > 0);
 }
 
 } // namespace capsim::karpenter::dtest

@@ -77,6 +77,9 @@ public:
   // After run(): the simulated cluster.
   [[nodiscard]] const cluster::Cluster& cluster() const { return m_engine->cluster(); }
 
+  // After run(): the controller (its SolveCache's counters).
+  [[nodiscard]] KarpenterController& controller() { return *m_controller; }
+
   // Names of the nodes alive at the end, sorted.
   [[nodiscard]] std::vector<std::string> alive() const;
   // Whether the named node is alive at the end.
