@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -389,17 +390,19 @@ private:
   };
 
   // The entry for (want, moving) at the current version: found, or made with its first fit.
+  // Direct-mapped by a hash of the key: a pass asks for each of a few request shapes thousands of
+  // times, and one compare finds it (a scan of every entry cost more than the rest of the check).
   FitMemo& memo(const Dims& want, bool moving) const
   {
-    for (auto& m : m_fit_memo) {
-      // (Element by element: the array's operator== is a call to memcmp, on every check.)
-      if (m.version == m_version && m.moving == moving && m.want[0] == want[0] && m.want[1] == want[1]
-          && m.want[2] == want[2]) {
-        return m;
-      }
+    const std::uint64_t h = (static_cast<std::uint64_t>(want[0]) * 0x9E3779B97F4A7C15ULL)
+                            ^ (static_cast<std::uint64_t>(want[1]) * 0xC2B2AE3D27D4EB4FULL)
+                            ^ (static_cast<std::uint64_t>(want[2]) * 0x165667B19E3779F9ULL) ^ (moving ? 1U : 0U);
+    FitMemo& m = m_fit_memo[(h ^ (h >> 29U)) % m_fit_memo.size()];
+    // (Element by element: the array's operator== is a call to memcmp, on every check.)
+    if (m.version == m_version && m.moving == moving && m.want[0] == want[0] && m.want[1] == want[1]
+        && m.want[2] == want[2]) {
+      return m;
     }
-    FitMemo& m = m_fit_memo[m_fit_memo_next];
-    m_fit_memo_next = (m_fit_memo_next + 1) % m_fit_memo.size();
     m = FitMemo{m_version, want, moving, next(0, want, moving), k_unknown};
     return m;
   }
@@ -411,8 +414,7 @@ private:
   std::optional<SimTime> m_quiet_now;
   std::uint64_t m_version = 0;
   std::uint64_t m_last_version = 0;
-  mutable std::array<FitMemo, 16> m_fit_memo{};
-  mutable std::size_t m_fit_memo_next = 0;
+  mutable std::array<FitMemo, 64> m_fit_memo{};
 };
 
 // A topology group as a spec's constraint or term makes it, before any domain is registered or
@@ -681,6 +683,7 @@ struct SolveCache::Impl
   DomainGroups domain_groups;
   ExistingSnapshot existing;
   std::uint64_t snapshot_builds = 0; // rebuilds and refreshes of `existing`
+  std::uint64_t schedulers_made = 0;  // Scheduler objects (QuickPass::Standing)
   // build_snapshot's buffers, kept between rebuilds (a rebuild per node change allocated lists
   // of every node anew: large blocks that glibc keeps, so a big cluster's RSS grew with them).
   std::vector<ExistingNode> spare_nodes;
@@ -919,6 +922,29 @@ struct SolveCache::Impl
       }
     };
     std::unordered_map<Written, bool, WrittenHash> written;
+    // What the checks read that no candidate changes, as remembered_stop_holds last worked it out:
+    // the pools prepared, then whether the snapshot is current and whether the templates are (and
+    // none is limited). A pass asks for thousands of candidates with the same answers; they stand
+    // for the same input while this pass stands and no Scheduler was made since (solves and
+    // replays are what rebuild pools, snapshot and templates).
+    struct Standing
+    {
+      bool valid = false;
+      const SolveInput* input = nullptr;
+      const NodePoolInput* pools = nullptr;
+      const Limits* limits = nullptr; // SolveInput::remaining_limits
+      std::size_t limits_size = 0;
+      std::uint64_t availability_version = 0;
+      bool min_values_best_effort = false;
+      std::uint64_t schedulers = 0;
+      std::uint64_t pools_generation = 0;
+      std::uint64_t snapshot_builds = 0;
+      std::uint64_t templates_generation = 0;
+      bool tolerate_pns = false;
+      bool snapshot_current = false;
+      bool templates_current = false; // and no template limited
+    };
+    Standing standing;
 
     [[nodiscard]] bool matches(const cluster::Cluster& c, const SolveInput& input, bool tolerate,
                                std::span<const cluster::PodIndex> following) const
@@ -1401,6 +1427,7 @@ public:
       m_undo(m_scratch.undo), m_claims(m_scratch.claims), m_claim_order(m_scratch.claim_order),
       m_placements(m_scratch.placements), m_spot_room(m_scratch.spot_room)
   {
+    ++cache.schedulers_made;
   }
 
   ~Scheduler()
@@ -5142,14 +5169,11 @@ void Scheduler::replay_others(SolveCache::Impl::QuickPass& pass)
 
 // veto_still_holds' no_room answer for a record whose stop pod still fits nowhere.
 // `joined`: the pods that joined the candidate since (nullptr: none).
-bool no_room_holds(const SolveCache::Impl& c, const SolveInput& input, const SolveCache::Impl::QuickStop& q,
-                   const SolveCache::Impl::QuickStopRest& r, const SolveCache::Impl::QuickPass& pass,
-                   const PodsSummary* joined)
+bool no_room_holds(const SolveCache::Impl& c, const SolveCache::Impl::QuickStop& q, const SolveCache::Impl::QuickStopRest& r,
+                   const SolveCache::Impl::QuickPass& pass, const PodsSummary* joined)
 {
   if (!q.zone_only || !pass.others.zone_only || (joined != nullptr && !joined->zone_only)
-      || !c.templates_current(input.options.min_values_best_effort, input.daemon_sets, pass.pool_types)
-      || r.templates != c.templates.generation
-      || std::any_of(c.templates.list.begin(), c.templates.list.end(), [&](const Template& t) { return limited(input, t); })) {
+      || !pass.standing.templates_current || r.templates != c.templates.generation) {
     return false;
   }
   // every_claim_keeps_spot held for this much in these resources.
@@ -5157,9 +5181,12 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveInput& input, const Sol
   if (used != r.keeps_spot_dims) {
     return false;
   }
-  for (std::size_t d = 0; d < model::k_max_resources; ++d) {
+  // (Over the resources used only: mostly cpu, memory and pods of the sixteen; a pass asks this
+  // for every candidate.)
+  for (std::uint32_t rest = used; rest != 0; rest &= rest - 1) {
+    const auto d = static_cast<std::size_t>(std::countr_zero(rest));
     const std::int64_t more = joined != nullptr ? joined->requests.v[d] : 0;
-    if (((used >> d) & 1U) != 0 && pass.others.requests.v[d] + more > r.slack.v[d]) {
+    if (pass.others.requests.v[d] + more > r.slack.v[d]) {
       return false;
     }
   }
@@ -5385,8 +5412,16 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
   // As the solve would start: its pools prepared (nothing to do while they stand).
   auto& pass = c.quick_pass;
-  bool tolerate_pns = pass.prepared_tolerate_pns;
-  if (!c.pools_prepared(input)) {
+  auto& st = pass.standing;
+  const bool standing = st.valid && st.input == &input && st.pools == input.node_pools.data()
+                        && st.limits == input.remaining_limits.data() && st.limits_size == input.remaining_limits.size()
+                        && st.availability_version == input.availability_version
+                        && st.min_values_best_effort == input.options.min_values_best_effort
+                        && st.schedulers == c.schedulers_made && st.pools_generation == c.pools_generation
+                        && st.snapshot_builds == c.snapshot_builds && st.templates_generation == c.templates.generation
+                        && pass.matches(cluster, input, st.tolerate_pns, after);
+  bool tolerate_pns = standing ? st.tolerate_pns : pass.prepared_tolerate_pns;
+  if (!standing && !c.pools_prepared(input)) {
     tolerate_pns = c.prepare_pools(input, pass.pool_types);
     pass.prepared_pools = input.node_pools.data();
     pass.prepared_generation = c.pools_generation;
@@ -5404,7 +5439,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (r.tolerate_pns != tolerate_pns) {
     return false;
   }
-  if (!pass.matches(cluster, input, tolerate_pns, after)) {
+  if (!standing && !pass.matches(cluster, input, tolerate_pns, after)) {
     pass.valid = true;
     pass.cluster = cluster.instance_id();
     pass.epoch = cluster.node_epoch();
@@ -5418,8 +5453,36 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     Scheduler s(input, c);
     s.describe_others(after, pass);
   }
+  const auto templates_current = [&] {
+    return c.templates_current(input.options.min_values_best_effort, input.daemon_sets, pass.pool_types)
+           && std::none_of(c.templates.list.begin(), c.templates.list.end(),
+                           [&](const Template& t) { return limited(input, t); });
+  };
+  if (!standing) {
+    // (Not for a pool without a revision: it may change in place, so it is prepared every time.)
+    st = {std::all_of(input.node_pools.begin(), input.node_pools.end(),
+                      [](const NodePoolInput& p) { return p.revision != 0; }),
+          &input,
+          input.node_pools.data(),
+          input.remaining_limits.data(),
+          input.remaining_limits.size(),
+          input.availability_version,
+          input.options.min_values_best_effort,
+          c.schedulers_made,
+          c.pools_generation,
+          c.snapshot_builds,
+          c.templates.generation,
+          tolerate_pns,
+          c.snapshot_current(cluster, input.daemon_sets, false),
+          templates_current()};
+  }
+#ifndef NDEBUG
+  CAPSIM_CHECK((!standing || c.pools_prepared(input)) && st.snapshot_current == c.snapshot_current(cluster, input.daemon_sets, false)
+                   && st.templates_current == templates_current(),
+               "remembered_stop_holds: a standing answer differs from the checks");
+#endif
   const bool no_room = r.kind == SolveCache::Impl::QuickStop::Kind::no_room;
-  if (!pass.others.plain_for(no_room) || !c.snapshot_current(cluster, input.daemon_sets, false)) {
+  if (!pass.others.plain_for(no_room) || !st.snapshot_current) {
     return false;
   }
   // (Kept in the pass's record, not in an optional here: a week checks millions of candidates,
@@ -5476,7 +5539,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
       witness = quick_witness(c.vetoes[node], snap, node);
     }
     holds = (ready_fit == FreeCapacityIndex::k_end || witness)
-            && no_room_holds(c, input, r, rest, pass, joined);
+            && no_room_holds(c, r, rest, pass, joined);
     if (holds && changed) {
       rebase_no_room(c, cluster, node, candidate_pods, *joined, input.options.ignore_preferences, tolerate_pns);
     }

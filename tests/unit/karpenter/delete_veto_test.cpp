@@ -1500,6 +1500,50 @@ TEST_CASE("remembered_stop_holds: the pools a pass prepared are prepared again w
   CHECK_FALSE(solve(full).stopped);
 }
 
+TEST_CASE("remembered_stop_holds: what a pass found of pools and templates is found again for new limits or nodes",
+          "[karpenter][solve][consolidation]")
+{
+  // One input kept across the checks, as a consolidation pass keeps it (NodePools with a
+  // revision): the checks after the first take the answers that read no candidate (pools
+  // prepared, snapshot and templates current, no template limited) from the first. Limits given
+  // to the input, a solve in between and a node joining have them worked out again.
+  Env env(catalog_with_spot(10, [](int) { return 7U; }));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  env.node("other", {}, allocatable(1000));
+  env.bind(env.pod(cpu(2000)), candidate);
+  SolveInput in = quick_input(env, candidate);
+  for (auto& p : in.node_pools) {
+    p.revision = 1;
+  }
+  const auto& node = env.cluster.node(candidate);
+  SolveInput early = in; // the solve that stops, remembering it
+  early.pods.insert(early.pods.end(), node.pods.begin(), node.pods.end());
+  CHECK(solve(early).stopped);
+  const auto holds = [&] { return remembered_stop_holds(in, node.pods_revision, node.pods, {}); };
+  CHECK(holds());
+  CHECK(holds());
+  // A pool limited in this solve: its NodeClaims may lose options, so no stop is answered before
+  // the solve.
+  Limits cap;
+  cap.listed = 1U << model::k_cpu;
+  cap.max[model::k_cpu] = 1000 * 1000;
+  in.remaining_limits.assign(in.node_pools.size(), cap);
+  CHECK_FALSE(holds());
+  CHECK_FALSE(holds());
+  in.remaining_limits.clear();
+  CHECK(holds());
+  CHECK(solve(early).stopped);
+  CHECK(holds());
+  // A Ready node with room for the stop pod joins: the solve places it there.
+  env.node("roomy", {}, allocatable(4000));
+  CHECK_FALSE(holds());
+  SolveInput full = early;
+  SolveCache fresh;
+  full.cache = &fresh;
+  CHECK_FALSE(solve(full).stopped);
+}
+
 TEST_CASE("remembered_stop_holds: every answer is the solve's over changing clusters", "[karpenter][solve][consolidation]")
 {
   // Before each solve of a Ready candidate the remembered stop is checked alone: when it says the
