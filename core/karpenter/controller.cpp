@@ -339,6 +339,7 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   const Duration window = nomination_window(m_scenario.settings.karpenter);
   for (const auto& p : result.existing) {
     m_nominated_until[p.node] = now + window;
+    m_nominations_end = std::max(m_nominations_end, now + window);
   }
   launch_claims(now, result, actuator, cluster);
   m_nominated_until.resize(cluster.nodes().size(), -1);
@@ -346,6 +347,7 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   for (const NodeIndex n : cluster.alive_node_indices()) {
     if (cluster.node(n).created_at == now) {
       m_nominated_until[n] = now + window;
+      m_nominations_end = std::max(m_nominations_end, now + window);
     }
   }
 }

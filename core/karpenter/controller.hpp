@@ -48,6 +48,8 @@ public:
 
   // Nodes nominated for pods (not disruption candidates) until the returned time.
   [[nodiscard]] SimTime nominated_until(cluster::NodeIndex node) const;
+  // No node is nominated past this time (-1: none ever was).
+  [[nodiscard]] SimTime nominations_end() const { return m_nominations_end; }
 
   // Disruption controller hook: called every poll (10 s) after provisioning. Installed by
   // the disruption module; returns true when it started a command.
@@ -169,6 +171,7 @@ private:
   SimTime m_next_disruption = 0;
   SimTime m_disruption_wake = -1; // request_disruption_wake
   std::vector<SimTime> m_nominated_until; // per node
+  SimTime m_nominations_end = -1;         // the latest of them
   std::int64_t m_solves = 0;
   std::int64_t m_launch_failures = 0;
 };

@@ -128,6 +128,7 @@ private:
   std::optional<Pending> m_pending;
   std::vector<InFlight> m_queue;
   std::vector<SimTime> m_nominated; // per node: nominated by a started command until
+  SimTime m_nominations_end = -1;   // the latest of them
 
   // ConsolidationState (state/cluster.go): a version bumped on cluster changes and every 5 min.
   std::size_t m_seen_bindings = 0;
@@ -460,6 +461,7 @@ CandidateContext DisruptionController::candidate_context()
   ctx.pdbs = pdbs();
   ctx.now = m_now;
   ctx.nominated_until = [this](NodeIndex n) { return nominated_until(n); };
+  ctx.nominations_end = std::max(m_nominations_end, m_ctl.nominations_end());
   ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
   ctx.memo = &m_candidate_memo;
   return ctx;
@@ -492,6 +494,16 @@ void DisruptionController::candidates(Method m, std::vector<const Candidate*>& o
   }
   out.clear();
   const auto& entries = *m_graceful;
+  if (m == Method::emptiness && !(record_keeps && m_act->records_decisions())) {
+    // Only an empty candidate can be admitted, and no reason is recorded for the others.
+    for (const std::uint32_t i : m_graceful_checks.maybe_empty()) {
+      const auto& e = entries[i];
+      if (admit(m, e.node, e.check, false)) {
+        out.push_back(&*e.check.candidate);
+      }
+    }
+    return;
+  }
   constexpr std::size_t k_ahead = 8;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (i + k_ahead < entries.size()) {
@@ -1045,6 +1057,7 @@ bool DisruptionController::start(Command cmd)
   m_nominated.resize(m_cluster->nodes().size(), -1);
   for (const auto& pl : cmd.existing) {
     m_nominated[pl.node] = std::max(m_nominated[pl.node], m_now + window);
+    m_nominations_end = std::max(m_nominations_end, m_now + window);
   }
   if (!cmd.is_replace()) {
     const auto reason = delete_reason(cmd);

@@ -516,6 +516,14 @@ const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const Candid
     ++at;
   }
   CAPSIM_CHECK(at == m_entries.size(), "candidate checks: a node listed that is not a NodePool's");
+  std::vector<std::uint32_t> empty;
+  for (std::size_t i = 0; i < m_entries.size(); ++i) {
+    const auto& c = m_entries[i].check.candidate;
+    if (c && (is_empty(*c, true) || is_empty(*c, false))) {
+      empty.push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  CAPSIM_CHECK(empty == m_maybe_empty, "candidate checks: the list of empty candidates differs from a walk");
 #endif
   return m_entries;
 }
@@ -531,6 +539,7 @@ bool CandidateChecks::update(const CandidateContext& ctx)
   const bool anew = old == 0 && ctx.memo != nullptr;
   std::size_t read = 0;
   std::size_t write = 0;
+  m_maybe_empty.clear();
   constexpr std::size_t k_ahead = 8;
   for (std::size_t i = 0; i < alive.size(); ++i) {
     if (i + 2 * k_ahead < alive.size()) {
@@ -567,14 +576,21 @@ bool CandidateChecks::update(const CandidateContext& ctx)
       m_entries[write].check.lasting = false; // worked out below
     }
     Entry& e = m_entries[write++];
+#ifndef NDEBUG
+    CAPSIM_CHECK(!ctx.nominated_until || ctx.nominations_end > ctx.now || ctx.nominated_until(n) <= ctx.now,
+                 "candidate checks: a node nominated past the end of every nomination");
+#endif
     const bool stands = e.check.lasting && e.stamp == cluster.node_stamp(n) && e.pods_revision == node.pods_revision
-                        && !(ctx.nominated_until && ctx.nominated_until(n) > ctx.now);
+                        && !(ctx.nominated_until && ctx.nominations_end > ctx.now && ctx.nominated_until(n) > ctx.now);
     if (!stands) {
       e.stamp = cluster.node_stamp(n);
       e.pods_revision = node.pods_revision;
       e.check = make_candidate(ctx, n, DisruptionClass::graceful);
     } else if (e.check.candidate) {
       e.check.candidate->disruption_cost = e.check.all_cost * lifetime_left(node, ctx.now);
+    }
+    if (e.check.candidate && (is_empty(*e.check.candidate, true) || is_empty(*e.check.candidate, false))) {
+      m_maybe_empty.push_back(static_cast<std::uint32_t>(write - 1));
     }
   }
   m_entries.resize(write);

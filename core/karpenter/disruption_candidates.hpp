@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -224,6 +225,8 @@ struct CandidateContext
   SimTime now = 0;
   // Nodes nominated for pods (provisioning or a started command) until the returned time.
   std::function<SimTime(cluster::NodeIndex)> nominated_until;
+  // No node is nominated past this time (nominated_until need not be asked at or after it).
+  SimTime nominations_end = std::numeric_limits<SimTime>::max();
   // Nodes already in a disruption command (the orchestration queue).
   std::function<bool(cluster::NodeIndex)> in_queue;
   // Optional; results are the same without it.
@@ -266,6 +269,9 @@ public:
   // The answers make_candidate(ctx, node, graceful) gives now, for the nodes owned by a NodePool
   // in alive order. `queue_version` changes whenever the command queue (ctx.in_queue) does.
   const std::vector<Entry>& refresh(const CandidateContext& ctx, std::uint64_t queue_version);
+  // Positions in refresh()'s list of the candidates that may be empty (is_empty by either
+  // version's rule): the others are never Emptiness candidates.
+  [[nodiscard]] const std::vector<std::uint32_t>& maybe_empty() const { return m_maybe_empty; }
 
 private:
   // What every kept answer was worked out under; any change starts over.
@@ -284,6 +290,7 @@ private:
   [[nodiscard]] bool update(const CandidateContext& ctx);
 
   std::vector<Entry> m_entries;
+  std::vector<std::uint32_t> m_maybe_empty;
   std::optional<Basis> m_basis;
 };
 
