@@ -666,7 +666,7 @@ struct KubeScheduler::State
   Cycle cycle;
   std::vector<DomainTable> tables;
   std::size_t tables_used = 0;
-  std::vector<NodeIndex> feasible;
+  std::vector<NodeIndex> found_buffer; // schedule_prepared's feasible nodes
   std::vector<std::int64_t> s_fit, s_bal, s_taint, s_naff, s_tsc, s_ipa;
   std::vector<std::uint8_t> s_ignored;
   std::vector<double> s_weights;
@@ -2199,7 +2199,6 @@ struct KubeScheduler::State
     }
     const std::size_t to_find = num_feasible_nodes_to_find(config.percentage_of_nodes_to_score, all);
     const std::size_t start = next_start % all;
-    feasible.clear();
     const std::int32_t lo_cpu = coarse_cpu(cycle.min_free_cpu); // above k_closed
     const std::int32_t lo_mem = coarse_memory(cycle.min_free_mem);
     // No open node has the room: the scan would pass over every node, back to the start.
@@ -2230,11 +2229,22 @@ struct KubeScheduler::State
     // When only the resource scores can differ, the best node is kept as the scan finds them
     // (no second pass over the feasible nodes); a node with PreferNoSchedule taints among them
     // leaves the choice to score().
-    const bool fused = resource_scores_decide();
-    bool soft_tainted = false;
-    NodeIndex best = k_none;
-    std::int64_t best_total = 0;
     const auto& w = config.weights;
+    // (Only weights that keep the total in 31 bits: the total and the node are compared as one
+    // 64-bit key, the higher total then the lower node index winning, with no branch.)
+    constexpr std::int64_t k_max_weight = std::int64_t{1} << 20;
+    const bool fused = resource_scores_decide() && w.node_resources_fit >= 0 && w.node_resources_fit <= k_max_weight
+                       && w.balanced_allocation >= 0 && w.balanced_allocation <= k_max_weight;
+    const bool resources_only = cycle.resources_only;
+    bool soft_tainted = false;
+    std::uint64_t best_key = 0; // (total << 32) | ~node; 0: none yet (a node's ~index is never 0 bits)
+    // The feasible nodes in scan order, written into a buffer kept between cycles (it only
+    // grows): most cycles need just their number and the best of them.
+    if (found_buffer.size() < to_find) {
+      found_buffer.resize(to_find);
+    }
+    NodeIndex* const found = found_buffer.data();
+    std::size_t found_count = 0;
     // The list from `start`, wrapping once; a node without room or not Ready fails whatever the
     // other filters say, and on a plain node nothing else can fail a resources-only cycle. The
     // room test runs over 64 positions at a time into a bit mask (no branch per node); only the
@@ -2269,28 +2279,25 @@ struct KubeScheduler::State
               continue; // only coarsely in the mask
             }
           }
-          const ScanTraits& t = traits[pos];
+          const ScanTraits t = traits[pos];
 #ifndef NDEBUG
-          CAPSIM_CHECK(!(cycle.resources_only && t.plain) || filter(order[pos]) == Verdict::ok,
+          CAPSIM_CHECK(!(resources_only && t.plain) || filter(order[pos]) == Verdict::ok,
                        "kube-scheduler: a node the quick view passes is not feasible");
 #endif
-          if (!(cycle.resources_only && t.plain) && filter(order[pos]) != Verdict::ok) {
+          if (!(resources_only && t.plain) && filter(order[pos]) != Verdict::ok) {
             continue;
           }
           const NodeIndex node = order[pos];
-          feasible.push_back(node);
-          soft_tainted = soft_tainted || t.soft_taints;
+          found[found_count++] = node;
+          soft_tainted |= t.soft_taints;
           // Most scores are remembered: looked up for every node (cheaper than a bound test that
           // passes over some of them).
           if (fused) {
             const auto [fit, balanced] = resource_scores(pos);
-            const std::int64_t total = w.node_resources_fit * fit + w.balanced_allocation * balanced;
-            if (best == k_none || total > best_total || (total == best_total && node < best)) {
-              best = node;
-              best_total = total;
-            }
+            const auto total = static_cast<std::uint64_t>(w.node_resources_fit * fit + w.balanced_allocation * balanced);
+            best_key = std::max(best_key, (total << 32U) | static_cast<std::uint32_t>(~node));
           }
-          if (feasible.size() >= to_find) {
+          if (found_count >= to_find) {
             looked = j + 1;
             done = true;
             break;
@@ -2299,7 +2306,7 @@ struct KubeScheduler::State
         processed += looked;
       }
     }
-    if (feasible.empty()) {
+    if (found_count == 0) {
       most_free = seen; // for the pods after this one that ask as much
       if (remember) {
         failed_at[*key] = view_log.size();
@@ -2308,13 +2315,15 @@ struct KubeScheduler::State
     if (advance) {
       next_start = (start + processed) % all;
     }
-    if (feasible.empty()) {
+    if (found_count == 0) {
       return k_none;
     }
-    if (feasible.size() == 1) {
-      return feasible.front();
+    if (found_count == 1) {
+      return found[0];
     }
+    const std::span<const NodeIndex> feasible(found, found_count);
     if (fused && !soft_tainted) {
+      const auto best = static_cast<NodeIndex>(~static_cast<std::uint32_t>(best_key));
 #ifndef NDEBUG
       CAPSIM_CHECK(best == feasible[score(feasible)], "kube-scheduler: the scan's best node differs from score()'s");
 #endif
