@@ -1466,82 +1466,102 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds while the pods fit the
   CHECK(early_checked(env, candidate).stopped);
 }
 
+namespace {
+
+// A candidate whose one pod fits no other node, over a spot pool in every zone, and the input a
+// consolidation pass keeps across its checks of it (NodePools that promise no change: a revision).
+struct KeptPass
+{
+  Env env{catalog_with_spot(10, [](int) { return 7U; })};
+  cluster::NodeIndex candidate = cluster::k_none;
+  SolveInput in;
+
+  KeptPass()
+  {
+    add_spot_pool(env, true);
+    candidate = env.node("candidate", {}, allocatable(8000));
+    env.node("other", {}, allocatable(1000));
+    env.bind(env.pod(cpu(2000)), candidate);
+    in = quick_input(env, candidate);
+    for (auto& p : in.node_pools) {
+      p.revision = 1;
+    }
+  }
+
+  // The input with the candidate's pods: the solve of deleting it.
+  [[nodiscard]] SolveInput with_pods() const
+  {
+    SolveInput all = in;
+    const auto& pods = env.cluster.node(candidate).pods;
+    all.pods.insert(all.pods.end(), pods.begin(), pods.end());
+    return all;
+  }
+
+  [[nodiscard]] bool holds() const
+  {
+    const auto& node = env.cluster.node(candidate);
+    return remembered_stop_holds(in, node.pods_revision, node.pods, {});
+  }
+
+  // The solve of deleting the candidate over a fresh cache.
+  [[nodiscard]] bool fresh_solve_stops() const
+  {
+    SolveInput full = with_pods();
+    SolveCache fresh;
+    full.cache = &fresh;
+    return solve(full).stopped;
+  }
+};
+
+} // namespace
+
 TEST_CASE("remembered_stop_holds: the pools a pass prepared are prepared again when availability changes",
           "[karpenter][solve][consolidation]")
 {
-  // One input kept across the checks, as a consolidation pass keeps it: NodePools that promise no
-  // change (a revision) and offering availability named by a version, so the checks after the
-  // first skip preparing the pools. Spot in every zone until spot becomes unavailable: NodeClaims
-  // then end on-demand, and the solve no longer stops.
-  Env env(catalog_with_spot(10, [](int) { return 7U; }));
-  add_spot_pool(env, true);
-  const auto candidate = env.node("candidate", {}, allocatable(8000));
-  env.node("other", {}, allocatable(1000));
-  env.bind(env.pod(cpu(2000)), candidate);
-  SolveInput in = quick_input(env, candidate);
-  for (auto& p : in.node_pools) {
-    p.revision = 1;
-  }
-  in.offering_available = [](const catalog::InstanceType&, const catalog::Offering&) { return true; };
-  in.availability_version = 1;
-  const auto& node = env.cluster.node(candidate);
-  SolveInput early = in; // the solve that stops, remembering it for these pools
-  early.pods.insert(early.pods.end(), node.pods.begin(), node.pods.end());
-  CHECK(solve(early).stopped);
-  CHECK(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
-  CHECK(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
-  in.offering_available = [](const catalog::InstanceType&, const catalog::Offering& o) { return o.capacity_type != "spot"; };
-  in.availability_version = 2;
-  CHECK_FALSE(remembered_stop_holds(in, node.pods_revision, node.pods, {}));
-  SolveInput full = in;
-  full.pods.insert(full.pods.end(), node.pods.begin(), node.pods.end());
-  SolveCache fresh;
-  full.cache = &fresh;
-  CHECK_FALSE(solve(full).stopped);
+  // Offering availability named by a version, so the checks after the first skip preparing the
+  // pools. Spot in every zone until spot becomes unavailable: NodeClaims then end on-demand, and
+  // the solve no longer stops.
+  KeptPass pass;
+  pass.in.offering_available = [](const catalog::InstanceType&, const catalog::Offering&) { return true; };
+  pass.in.availability_version = 1;
+  CHECK(solve(pass.with_pods()).stopped); // remembering the stop for these pools
+  CHECK(pass.holds());
+  CHECK(pass.holds());
+  pass.in.offering_available = [](const catalog::InstanceType&, const catalog::Offering& o) {
+    return o.capacity_type != "spot";
+  };
+  pass.in.availability_version = 2;
+  CHECK_FALSE(pass.holds());
+  CHECK_FALSE(pass.fresh_solve_stops());
 }
 
 TEST_CASE("remembered_stop_holds: what a pass found of pools and templates is found again for new limits or nodes",
           "[karpenter][solve][consolidation]")
 {
-  // One input kept across the checks, as a consolidation pass keeps it (NodePools with a
-  // revision): the checks after the first take the answers that read no candidate (pools
-  // prepared, snapshot and templates current, no template limited) from the first. Limits given
-  // to the input, a solve in between and a node joining have them worked out again.
-  Env env(catalog_with_spot(10, [](int) { return 7U; }));
-  add_spot_pool(env, true);
-  const auto candidate = env.node("candidate", {}, allocatable(8000));
-  env.node("other", {}, allocatable(1000));
-  env.bind(env.pod(cpu(2000)), candidate);
-  SolveInput in = quick_input(env, candidate);
-  for (auto& p : in.node_pools) {
-    p.revision = 1;
-  }
-  const auto& node = env.cluster.node(candidate);
-  SolveInput early = in; // the solve that stops, remembering it
-  early.pods.insert(early.pods.end(), node.pods.begin(), node.pods.end());
-  CHECK(solve(early).stopped);
-  const auto holds = [&] { return remembered_stop_holds(in, node.pods_revision, node.pods, {}); };
-  CHECK(holds());
-  CHECK(holds());
+  // The checks after the first take the answers that read no candidate (pools prepared, snapshot
+  // and templates current, no template limited) from the first. Limits given to the input, a
+  // solve in between and a node joining have them worked out again.
+  KeptPass pass;
+  const SolveInput early = pass.with_pods();
+  CHECK(solve(early).stopped); // remembering the stop
+  CHECK(pass.holds());
+  CHECK(pass.holds());
   // A pool limited in this solve: its NodeClaims may lose options, so no stop is answered before
   // the solve.
   Limits cap;
   cap.listed = 1U << model::k_cpu;
   cap.max[model::k_cpu] = 1000 * 1000;
-  in.remaining_limits.assign(in.node_pools.size(), cap);
-  CHECK_FALSE(holds());
-  CHECK_FALSE(holds());
-  in.remaining_limits.clear();
-  CHECK(holds());
+  pass.in.remaining_limits.assign(pass.in.node_pools.size(), cap);
+  CHECK_FALSE(pass.holds());
+  CHECK_FALSE(pass.holds());
+  pass.in.remaining_limits.clear();
+  CHECK(pass.holds());
   CHECK(solve(early).stopped);
-  CHECK(holds());
+  CHECK(pass.holds());
   // A Ready node with room for the stop pod joins: the solve places it there.
-  env.node("roomy", {}, allocatable(4000));
-  CHECK_FALSE(holds());
-  SolveInput full = early;
-  SolveCache fresh;
-  full.cache = &fresh;
-  CHECK_FALSE(solve(full).stopped);
+  pass.env.node("roomy", {}, allocatable(4000));
+  CHECK_FALSE(pass.holds());
+  CHECK_FALSE(pass.fresh_solve_stops());
 }
 
 TEST_CASE("remembered_stop_holds: every answer is the solve's over changing clusters", "[karpenter][solve][consolidation]")
