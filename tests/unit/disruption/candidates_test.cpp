@@ -454,8 +454,10 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
 {
   // NodePool nodes (two expiring) and a static one; at random, pods bind and leave (some ask for
   // do-not-disrupt for a while), nodes are nominated, queued, annotated, lose readiness, join
-  // and leave, and the clock moves. After each step every answer must be make_candidate's now.
-  // With a PDB over some of the pods, answers also change with pods elsewhere.
+  // and leave, and the clock moves. After each step every answer must be make_candidate's now,
+  // and the candidates that may be empty are listed. The kept checks know when the last
+  // nomination ends, as the controllers tell them; the fresh ones ask for every node. With a PDB
+  // over some of the pods, answers also change with pods elsewhere.
   const bool with_pdb = GENERATE(false, true);
   MemoCluster mc;
   auto& c = mc.c;
@@ -483,6 +485,7 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
     pods.push_back(c.add_pod(p));
   }
   std::vector<SimTime> nominated;
+  SimTime nominations_end = -1;
   std::vector<cluster::NodeIndex> queued;
   std::uint64_t queue_version = 0;
   CandidateMemos memo;
@@ -502,6 +505,7 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
   Rng rng(5);
   SimTime now = 0;
   std::size_t candidates = 0;
+  std::size_t empty = 0;
   std::size_t blocked = 0;
   std::size_t pdb_blocked = 0;
   for (int step = 0; step < 800; ++step) {
@@ -526,6 +530,7 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
     case 4:
       nominated.resize(c.nodes().size(), -1);
       nominated[n] = now + static_cast<SimTime>(rng.below(3)) * k_minute;
+      nominations_end = std::max(nominations_end, nominated[n]);
       break;
     case 5:
       if (const auto it = std::find(queued.begin(), queued.end(), n); it != queued.end()) {
@@ -553,12 +558,14 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
       break;
     }
     with.now = without.now = now;
+    with.nominations_end = nominations_end;
     std::optional<PdbLimits> limits;
     if (with_pdb) {
       limits.emplace(budgets, c);
       with.pdbs = without.pdbs = &*limits;
     }
     const auto& entries = checks.refresh(with, queue_version);
+    std::vector<std::uint32_t> maybe_empty;
     std::size_t at = 0;
     for (const auto node : c.alive_node_indices()) {
       if (c.node(node).owner != cluster::NodeOwner::node_pool) {
@@ -571,6 +578,10 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
       REQUIRE(kept.blocked == fresh.blocked);
       REQUIRE(kept.candidate.has_value() == fresh.candidate.has_value());
       if (fresh.candidate) {
+        if (is_empty(*fresh.candidate, true) || is_empty(*fresh.candidate, false)) {
+          maybe_empty.push_back(static_cast<std::uint32_t>(at - 1));
+          ++empty;
+        }
         CHECK(kept.candidate->reschedulable == fresh.candidate->reschedulable);
         CHECK(kept.candidate->pods_revision == fresh.candidate->pods_revision);
         CHECK(kept.candidate->spot == fresh.candidate->spot);
@@ -583,8 +594,10 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
       }
     }
     REQUIRE(at == entries.size());
+    CHECK(checks.maybe_empty() == maybe_empty);
   }
   CHECK(candidates > 500);
+  CHECK(empty > 100);
   CHECK(blocked > 200);
   if (with_pdb) {
     CHECK(pdb_blocked > 50);
