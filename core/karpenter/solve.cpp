@@ -4409,7 +4409,8 @@ void Scheduler::sort_claim_after_add(std::size_t pos)
 void Scheduler::commit_claim(Claim& c, QueuedPod& p, const PodVariant& v, AddPlan& plan)
 {
   const Template& t = m_templates[c.tmpl];
-  const bool options_changed = plan.options.count() != c.options.count();
+  // (The plan's options are the claim's narrowed: they changed when they differ, word by word.)
+  const bool options_changed = plan.options != c.options;
   c.pods.push_back(p.index);
   c.options = plan.options;
   c.filter = plan.filter;

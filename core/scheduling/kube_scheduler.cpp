@@ -189,14 +189,34 @@ struct alignas(32) QuickView
   bool ready = false;
 };
 
-// What the scan reads of each node that has room, two bytes by position.
-struct ScanTraits
-{
-  bool plain = false; // Ready, no NoSchedule/NoExecute taint, not disrupted: only resources can fail
-  bool soft_taints = false; // a PreferNoSchedule taint (the scan's scoring then leaves it to score())
+// One bit per position of the snapshot node list, in 64-bit words with a zero word past the last:
+// the scan reads them 64 positions at a time from any position (bits_at).
+using PositionBits = std::vector<std::uint64_t>;
 
-  bool operator==(const ScanTraits&) const = default;
-};
+void size_bits(PositionBits& bits, std::size_t positions)
+{
+  bits.assign(positions / 64 + 2, 0);
+}
+
+void set_bit(PositionBits& bits, std::size_t pos, bool value)
+{
+  const std::uint64_t bit = std::uint64_t{1} << (pos % 64);
+  bits[pos / 64] = value ? bits[pos / 64] | bit : bits[pos / 64] & ~bit;
+}
+
+bool test_bit(const PositionBits& bits, std::size_t pos)
+{
+  return ((bits[pos / 64] >> (pos % 64)) & 1U) != 0;
+}
+
+// The 64 bits from position `base` on (zero past the last position).
+std::uint64_t bits_at(const PositionBits& bits, std::size_t base)
+{
+  const std::size_t word = base / 64;
+  const std::size_t shift = base % 64;
+  const std::uint64_t low = bits[word] >> shift;
+  return shift == 0 ? low : low | (bits[word + 1] << (64 - shift));
+}
 
 struct alignas(64) ScoreView
 {
@@ -487,13 +507,11 @@ struct RoomMask
 
 // Over n (at most 64) positions, which may have room for (lo_cpu, lo_mem) and which surely do:
 // more MiB than the pod's rounded-down request means more bytes than it asks, and cpu below the
-// clamp is exact. Raises `most` to the largest room seen.
+// clamp is exact.
 RoomMask room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t n, std::int32_t lo_cpu,
-                   std::int32_t lo_mem, std::array<std::int32_t, 2>& most)
+                   std::int32_t lo_mem)
 {
   RoomMask out;
-  std::int32_t most_cpu = most[0];
-  std::int32_t most_mem = most[1];
   std::size_t j = 0;
 #if defined(__SSE2__)
   // Four positions to an instruction; each comparison's sign bits are the mask bits. The lower
@@ -501,14 +519,8 @@ RoomMask room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t
   const __m128i cpu_above = _mm_set1_epi32(lo_cpu - 1);
   const __m128i mem_above = _mm_set1_epi32(lo_mem - 1);
   const __m128i mem_more = _mm_set1_epi32(lo_mem);
-  __m128i max_cpu = _mm_set1_epi32(most_cpu);
-  __m128i max_mem = _mm_set1_epi32(most_mem);
   const auto bits = [](__m128i m) {
     return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(m))));
-  };
-  const auto max = [](__m128i a, __m128i b) { // SSE2 has no pmaxsd
-    const __m128i gt = _mm_cmpgt_epi32(a, b);
-    return _mm_or_si128(_mm_and_si128(gt, a), _mm_andnot_si128(gt, b));
   };
   for (; j + 4 <= n; j += 4) {
     const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cpu + j));
@@ -516,23 +528,13 @@ RoomMask room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t
     const __m128i cpu_fits = _mm_cmpgt_epi32(c, cpu_above);
     out.maybe |= bits(_mm_and_si128(cpu_fits, _mm_cmpgt_epi32(m, mem_above))) << j;
     out.sure |= bits(_mm_and_si128(cpu_fits, _mm_cmpgt_epi32(m, mem_more))) << j;
-    max_cpu = max(max_cpu, c);
-    max_mem = max(max_mem, m);
   }
-  std::array<std::int32_t, 4> lanes{};
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes.data()), max_cpu);
-  most_cpu = *std::max_element(lanes.begin(), lanes.end());
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes.data()), max_mem);
-  most_mem = *std::max_element(lanes.begin(), lanes.end());
 #endif
   for (; j < n; ++j) {
     const bool cpu_fits = cpu[j] >= lo_cpu;
     out.maybe |= static_cast<std::uint64_t>(cpu_fits && mem[j] >= lo_mem) << j;
     out.sure |= static_cast<std::uint64_t>(cpu_fits && mem[j] > lo_mem) << j;
-    most_cpu = std::max(most_cpu, cpu[j]);
-    most_mem = std::max(most_mem, mem[j]);
   }
-  most = {most_cpu, most_mem};
   if (lo_cpu == k_coarse_hi) {
     out.sure = 0; // asks as much as the clamp or more
   }
@@ -627,7 +629,10 @@ struct KubeScheduler::State
   // free cpu and memory of a Ready node with room for a pod; k_closed when it is not Ready or full.
   std::vector<std::int32_t> room_cpu;
   std::vector<std::int32_t> room_mem;
-  std::vector<ScanTraits> traits;                 // by position in order
+  // By position in order: Ready, no NoSchedule/NoExecute taint, not disrupted (only resources can
+  // fail on such a node); a PreferNoSchedule taint (the scan's scoring then leaves it to score()).
+  PositionBits plain_bits;
+  PositionBits soft_bits;
   std::vector<ScoreView> score_views;             // by position in order
   std::vector<ScoreMemo> score_memo;              // by position in order
   // rebuild_order's scratch: the last list and its entries, and each new position's old one.
@@ -635,7 +640,8 @@ struct KubeScheduler::State
   std::vector<QuickView> old_quick;
   std::vector<std::int32_t> old_room_cpu;
   std::vector<std::int32_t> old_room_mem;
-  std::vector<ScanTraits> old_traits;
+  PositionBits old_plain_bits;
+  PositionBits old_soft_bits;
   std::vector<ScoreView> old_score_views;
   std::vector<ScoreMemo> old_memo;
   std::vector<std::uint32_t> kept;
@@ -701,7 +707,8 @@ struct KubeScheduler::State
     quick.clear();
     room_cpu.clear();
     room_mem.clear();
-    traits.clear();
+    plain_bits.clear();
+    soft_bits.clear();
     score_views.clear();
     score_memo.clear();
     old_order.clear();
@@ -821,9 +828,8 @@ struct KubeScheduler::State
     q.free_mem = v.free.memory();
     q.free_pods = v.free[model::k_pods];
     q.ready = v.ready;
-    ScanTraits& t = traits[pos];
-    t.plain = v.ready && !v.hard_taints && !v.disrupted;
-    t.soft_taints = v.soft_taints;
+    set_bit(plain_bits, pos, v.ready && !v.hard_taints && !v.disrupted);
+    set_bit(soft_bits, pos, v.soft_taints);
     const bool open = q.ready && q.free_pods >= 1;
     room_cpu[pos] = open ? coarse_cpu(q.free_cpu) : k_closed;
     room_mem[pos] = open ? coarse_memory(q.free_mem) : k_closed;
@@ -930,12 +936,42 @@ struct KubeScheduler::State
     for (const auto n : old_order) { // only the listed nodes have a position (not every node ever)
       position[n] = k_none;
     }
-    carry_over(quick, old_quick, QuickView{});
-    carry_over(room_cpu, old_room_cpu, k_closed);
-    carry_over(room_mem, old_room_mem, k_closed);
-    carry_over(traits, old_traits, ScanTraits{});
-    carry_over(score_views, old_score_views, ScoreView{});
-    carry_over(score_memo, old_memo, ScoreMemo{});
+    // Entries by position in the new order: a kept node's from its old position (the old entries
+    // go to old_*), fresh ones for the others (mirror() below fills them in). One pass over
+    // every list: a week rebuilds the order tens of thousands of times.
+    std::swap(quick, old_quick);
+    std::swap(room_cpu, old_room_cpu);
+    std::swap(room_mem, old_room_mem);
+    std::swap(plain_bits, old_plain_bits);
+    std::swap(soft_bits, old_soft_bits);
+    std::swap(score_views, old_score_views);
+    std::swap(score_memo, old_memo);
+    const std::size_t n = order.size();
+    sized_for_order(quick);
+    sized_for_order(room_cpu);
+    sized_for_order(room_mem);
+    size_bits(plain_bits, n);
+    size_bits(soft_bits, n);
+    sized_for_order(score_views);
+    sized_for_order(score_memo);
+    for (std::size_t pos = 0; pos < n; ++pos) {
+      const auto k = kept[pos];
+      if (k != k_none) {
+        quick[pos] = old_quick[k];
+        room_cpu[pos] = old_room_cpu[k];
+        room_mem[pos] = old_room_mem[k];
+        set_bit(plain_bits, pos, test_bit(old_plain_bits, k));
+        set_bit(soft_bits, pos, test_bit(old_soft_bits, k));
+        score_views[pos] = old_score_views[k];
+        score_memo[pos] = old_memo[k];
+      } else {
+        quick[pos] = QuickView{};
+        room_cpu[pos] = k_closed;
+        room_mem[pos] = k_closed;
+        score_views[pos] = ScoreView{};
+        score_memo[pos] = ScoreMemo{};
+      }
+    }
     most_free.fill(k_closed);
     for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
       position[order[pos]] = pos;
@@ -956,7 +992,8 @@ struct KubeScheduler::State
         continue;
       }
       const QuickView q = quick[pos];
-      const ScanTraits traits_then = traits[pos];
+      const bool plain_then = test_bit(plain_bits, pos);
+      const bool soft_then = test_bit(soft_bits, pos);
       const auto cpu = room_cpu[pos];
       const auto mem = room_mem[pos];
       const ScoreView v = score_views[pos];
@@ -967,7 +1004,7 @@ struct KubeScheduler::State
       const ScoreView& w = score_views[pos];
       CAPSIM_CHECK(std::tie(q.free_cpu, q.free_mem, q.free_pods, q.ready)
                            == std::tie(f.free_cpu, f.free_mem, f.free_pods, f.ready)
-                       && traits_then == traits[pos] && cpu == room_cpu[pos] && mem == room_mem[pos]
+                       && plain_then == test_bit(plain_bits, pos) && soft_then == test_bit(soft_bits, pos) && cpu == room_cpu[pos] && mem == room_mem[pos]
                        && std::tie(v.alloc_cpu, v.alloc_mem, v.req_cpu, v.req_mem, v.nz_extra_cpu, v.nz_extra_mem,
                                    v.soft_taints)
                               == std::tie(w.alloc_cpu, w.alloc_mem, w.req_cpu, w.req_mem, w.nz_extra_cpu,
@@ -979,23 +1016,16 @@ struct KubeScheduler::State
 #endif
   }
 
-  // Entries by position in the new order: a kept node's from its old position (the old entries
-  // go to `old`), fresh ones for the others.
+  // `entries` holding one per position of the order, every one to be written.
   template <typename T>
-  void carry_over(std::vector<T>& entries, std::vector<T>& old, const T& fresh)
+  void sized_for_order(std::vector<T>& entries)
   {
-    std::swap(entries, old);
-    // (assign() allocates exactly what it needs: a list growing by a node at a time would be
-    // allocated afresh on every rebuild, above the mmap threshold mapped and faulted in anew.)
+    // (Grown by doubling: a list growing by a node at a time would be allocated afresh on every
+    // rebuild, above the mmap threshold mapped and faulted in anew.)
     if (entries.capacity() < order.size()) {
       entries.reserve(std::max(order.size(), 2 * entries.capacity()));
     }
-    entries.assign(order.size(), fresh);
-    for (std::size_t pos = 0; pos < order.size(); ++pos) {
-      if (kept[pos] != k_none) {
-        entries[pos] = old[kept[pos]];
-      }
-    }
+    entries.resize(order.size());
   }
 
   void apply(const cluster::Cluster::BindingChange& e)
@@ -2249,13 +2279,11 @@ struct KubeScheduler::State
     // other filters say, and on a plain node nothing else can fail a resources-only cycle. The
     // room test runs over 64 positions at a time into a bit mask (no branch per node); only the
     // nodes it passes are looked at one by one, in list order.
-    // A scan that finds no node has seen every node: the most free room it saw is exact.
-    std::array<std::int32_t, 2> seen{k_closed, k_closed};
     bool done = false;
     for (const auto& [from, to] : {std::pair{start, all}, std::pair{std::size_t{0}, start}}) {
       for (std::size_t base = from; base < to && !done; base += 64) {
         const std::size_t n = std::min<std::size_t>(64, to - base);
-        const RoomMask mask = room_mask(room_cpu.data() + base, room_mem.data() + base, n, lo_cpu, lo_mem, seen);
+        const RoomMask mask = room_mask(room_cpu.data() + base, room_mem.data() + base, n, lo_cpu, lo_mem);
         std::uint64_t room = mask.maybe;
 #ifndef NDEBUG
         for (std::size_t j = 0; j < n; ++j) {
@@ -2268,28 +2296,38 @@ struct KubeScheduler::State
                        "kube-scheduler: a node the quick view rules out is feasible");
         }
 #endif
-        std::size_t looked = n;
-        while (room != 0) {
-          const auto j = static_cast<std::size_t>(std::countr_zero(room));
-          room &= room - 1;
-          const std::size_t pos = base + j;
-          if (((mask.sure >> j) & 1U) == 0) {
-            const QuickView& q = quick[pos];
-            if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.free_cpu || cycle.min_free_mem > q.free_mem) {
-              continue; // only coarsely in the mask
-            }
+        // Only coarsely in the mask: the quick view decides.
+        for (std::uint64_t unsure = room & ~mask.sure; unsure != 0; unsure &= unsure - 1) {
+          const auto j = static_cast<std::size_t>(std::countr_zero(unsure));
+          const QuickView& q = quick[base + j];
+          if (!q.ready || q.free_pods < 1 || cycle.min_free_cpu > q.free_cpu || cycle.min_free_mem > q.free_mem) {
+            room &= ~(std::uint64_t{1} << j);
           }
-          const ScanTraits t = traits[pos];
+        }
+        // The nodes with room that pass the other filters: on a plain node nothing else can fail a
+        // resources-only cycle; the others are filtered one by one.
+        const std::uint64_t in_range = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+        const std::uint64_t plain = resources_only ? bits_at(plain_bits, base) & in_range : 0;
 #ifndef NDEBUG
-          CAPSIM_CHECK(!(resources_only && t.plain) || filter(order[pos]) == Verdict::ok,
+        for (std::uint64_t b = room & plain; b != 0; b &= b - 1) {
+          CAPSIM_CHECK(filter(order[base + static_cast<std::size_t>(std::countr_zero(b))]) == Verdict::ok,
                        "kube-scheduler: a node the quick view passes is not feasible");
+        }
 #endif
-          if (!(resources_only && t.plain) && filter(order[pos]) != Verdict::ok) {
-            continue;
+        std::uint64_t feasible = room & plain;
+        for (std::uint64_t others = room & ~plain; others != 0; others &= others - 1) {
+          const auto j = static_cast<std::size_t>(std::countr_zero(others));
+          if (filter(order[base + j]) == Verdict::ok) {
+            feasible |= std::uint64_t{1} << j;
           }
+        }
+        std::size_t looked = n;
+        const std::uint64_t soft = bits_at(soft_bits, base);
+        for (std::uint64_t left = feasible; left != 0; left &= left - 1) {
+          const auto j = static_cast<std::size_t>(std::countr_zero(left));
+          const std::size_t pos = base + j;
           const NodeIndex node = order[pos];
           found[found_count++] = node;
-          soft_tainted |= t.soft_taints;
           // Most scores are remembered: looked up for every node (cheaper than a bound test that
           // passes over some of them).
           if (fused) {
@@ -2303,11 +2341,17 @@ struct KubeScheduler::State
             break;
           }
         }
+        // (The positions looked at: those before the last found node's, and its own.)
+        const std::uint64_t seen = looked == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << looked) - 1;
+        soft_tainted = soft_tainted || (feasible & soft & seen) != 0;
         processed += looked;
       }
     }
     if (found_count == 0) {
-      most_free = seen; // for the pods after this one that ask as much
+      // A scan that finds no node has passed over every node: the most free room is found exact
+      // (for the pods after this one that ask as much; worked out here, not during every scan).
+      most_free = {*std::max_element(room_cpu.begin(), room_cpu.end()),
+                   *std::max_element(room_mem.begin(), room_mem.end())};
       if (remember) {
         failed_at[*key] = view_log.size();
       }
