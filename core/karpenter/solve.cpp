@@ -272,7 +272,20 @@ public:
         return from;
       }
     }
-    return moving ? find<&Entry::moving>(1, 0, m_leaves, from, want) : find<&Entry::all>(1, 0, m_leaves, from, want);
+    const std::size_t found = moving ? find<&Entry::moving>(from, want) : find<&Entry::all>(from, want);
+#ifndef NDEBUG
+    std::size_t first = from;
+    while (first < m_size) {
+      const Entry& e = m_max[m_leaves + first];
+      const Dims& d = moving ? e.moving : e.all;
+      if (d[0] >= want[0] && d[1] >= want[1] && d[2] >= want[2]) {
+        break;
+      }
+      ++first;
+    }
+    CAPSIM_CHECK(found == (first < m_size ? first : k_end), "FreeCapacityIndex: the walk misses the first fit");
+#endif
+    return found;
   }
 
   // next(0, r, moving), or the next one after it when that is `skip`. Remembered per content
@@ -359,19 +372,35 @@ private:
 
   static Entry combine(const Entry& a, const Entry& b) { return {combine(a.all, b.all), combine(a.moving, b.moving)}; }
 
+  // The first position at or after `from` whose range maxima hold `want`, walking the tree
+  // without recursion: up from the leaf until a subtree to the right may fit, down into its first
+  // range that may (a range whose maxima fit may still hold no single node that does: the walk
+  // then goes on to the right of it).
   template <Dims Entry::*View>
-  [[nodiscard]] std::size_t find(std::size_t i, std::size_t lo, std::size_t hi, std::size_t from, const Dims& want) const
+  [[nodiscard]] std::size_t find(std::size_t from, const Dims& want) const
   {
-    const Dims& m = m_max[i].*View;
-    if (hi <= from || m[0] < want[0] || m[1] < want[1] || m[2] < want[2]) {
+    if (from >= m_size) {
       return k_end;
     }
-    if (hi - lo == 1) {
-      return lo < m_size ? lo : k_end;
+    std::size_t i = m_leaves + from;
+    for (;;) {
+      const Dims& m = m_max[i].*View;
+      if (m[0] >= want[0] && m[1] >= want[1] && m[2] >= want[2]) {
+        if (i >= m_leaves) {
+          const std::size_t pos = i - m_leaves;
+          return pos < m_size ? pos : k_end;
+        }
+        i *= 2;
+        continue;
+      }
+      while ((i & 1U) != 0) { // a right child: its parent's range is done
+        i /= 2;
+      }
+      if (i == 0) {
+        return k_end;
+      }
+      ++i;
     }
-    const std::size_t mid = (lo + hi) / 2;
-    const std::size_t left = find<View>(2 * i, lo, mid, from, want);
-    return left != k_end ? left : find<View>(2 * i + 1, mid, hi, from, want);
   }
 
   void changed() { m_version = ++m_last_version; }
