@@ -198,13 +198,13 @@ void size_bits(PositionBits& bits, std::size_t positions)
   bits.assign(positions / 64 + 2, 0);
 }
 
-void set_bit(PositionBits& bits, std::size_t pos, bool value)
+inline void set_bit(PositionBits& bits, std::size_t pos, bool value)
 {
   const std::uint64_t bit = std::uint64_t{1} << (pos % 64);
-  bits[pos / 64] = value ? bits[pos / 64] | bit : bits[pos / 64] & ~bit;
+  bits[pos / 64] = (bits[pos / 64] & ~bit) | (value ? bit : 0);
 }
 
-bool test_bit(const PositionBits& bits, std::size_t pos)
+inline bool test_bit(const PositionBits& bits, std::size_t pos)
 {
   return ((bits[pos / 64] >> (pos % 64)) & 1U) != 0;
 }
@@ -960,8 +960,9 @@ struct KubeScheduler::State
         quick[pos] = old_quick[k];
         room_cpu[pos] = old_room_cpu[k];
         room_mem[pos] = old_room_mem[k];
-        set_bit(plain_bits, pos, test_bit(old_plain_bits, k));
-        set_bit(soft_bits, pos, test_bit(old_soft_bits, k));
+        // (Into the zeroed words: only set bits need writing.)
+        plain_bits[pos / 64] |= static_cast<std::uint64_t>(test_bit(old_plain_bits, k)) << (pos % 64);
+        soft_bits[pos / 64] |= static_cast<std::uint64_t>(test_bit(old_soft_bits, k)) << (pos % 64);
         score_views[pos] = old_score_views[k];
         score_memo[pos] = old_memo[k];
       } else {
