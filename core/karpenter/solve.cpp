@@ -718,12 +718,12 @@ struct SolveCache::Impl
   std::vector<ExistingNode> spare_nodes;
   std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> spare_position;
   std::vector<ExistingNode> fresh_nodes;
+  std::vector<std::uint32_t> fresh_order; // build_snapshot's: fresh_nodes by sorted_before
   // update_snapshot_incrementally's lists: entries redone in place, positions leaving, entries
   // joining (or moving)
   std::vector<std::pair<std::uint32_t, ExistingNode>> changed_entries;
   std::vector<std::uint32_t> gone_positions;
   std::vector<cluster::NodeIndex> gone_nodes;
-  std::vector<ExistingNode> tail_nodes;
   // The NodePool templates (prepare_templates) for one pools_generation, availability of each
   // pool's types, DaemonSet list and minValues policy; solves use them in place.
   struct Templates
@@ -1496,6 +1496,8 @@ private:
   [[nodiscard]] bool update_snapshot_incrementally();
   void add_pool_share(const ExistingNode& e, std::int64_t sign);
   [[nodiscard]] ExistingNode make_existing(cluster::NodeIndex i) const;
+  // make_existing into a default-made entry (a list's new last one: no move of the whole entry).
+  void fill_existing(ExistingNode& e, cluster::NodeIndex i) const;
   // Applies the bindings made since the snapshot; the kept topology counts are of the node
   // epoch `counts_epoch` (nodes changed since when it is not the cluster's).
   void refresh_snapshot(std::uint64_t counts_epoch);
@@ -2231,9 +2233,15 @@ void Scheduler::check_snapshot_against_fresh(const char* what)
 
 ExistingNode Scheduler::make_existing(cluster::NodeIndex i) const
 {
+  ExistingNode e;
+  fill_existing(e, i);
+  return e;
+}
+
+void Scheduler::fill_existing(ExistingNode& e, cluster::NodeIndex i) const
+{
   const auto& n = m_cluster.node(i);
   const auto& cached = m_cache.node(i, n);
-  ExistingNode e;
   e.index = i;
   e.node = &n;
   e.base_reqs = &cached.labels_with_host;
@@ -2292,7 +2300,6 @@ ExistingNode Scheduler::make_existing(cluster::NodeIndex i) const
       }
     }
   }
-  return e;
 }
 
 // sortExistingNodes: initialized first, then by name (ties: node index, the build order).
@@ -2356,7 +2363,7 @@ bool Scheduler::update_snapshot_incrementally()
     const bool schedulable = nodes[i].alive() && nodes[i].schedulable();
     if (!listed) {
       if (schedulable) {
-        fresh.push_back(make_existing(i));
+        fill_existing(fresh.emplace_back(), i);
       }
       continue;
     }
@@ -2401,9 +2408,10 @@ bool Scheduler::update_snapshot_incrementally()
     for (const auto& e : fresh) {
       add_pool_share(e, 1);
     }
-    // The tail from `from`, without the leaving entries, merged with the joining ones.
-    auto& tail = m_cache.tail_nodes;
-    tail.clear();
+    // The tail from `from`, without the leaving entries, merged with the joining ones in place: the
+    // leaving ones closed up, then the joining ones merged in from the back (each entry moves at
+    // most twice, and only those after a change; equal ones keep the listed entry first).
+    std::size_t kept = from;
     for (std::size_t pos = from, g = 0; pos < list.size(); ++pos) {
       while (g < gone.size() && gone[g] < pos) {
         ++g;
@@ -2411,19 +2419,20 @@ bool Scheduler::update_snapshot_incrementally()
       if (g < gone.size() && gone[g] == pos) {
         continue;
       }
-      tail.push_back(std::move(list[pos]));
+      if (kept != pos) {
+        list[kept] = std::move(list[pos]);
+      }
+      ++kept;
     }
-    list.resize(from);
-    std::size_t t = 0;
-    std::size_t f = 0;
-    while (t < tail.size() || f < fresh.size()) {
-      if (f == fresh.size() || (t < tail.size() && !before(fresh[f], tail[t]))) {
-        list.push_back(std::move(tail[t++]));
+    list.resize(kept);
+    list.resize(kept + fresh.size());
+    for (std::size_t i = kept, f = fresh.size(), to = list.size(); f > 0;) {
+      if (i > from && before(fresh[f - 1], list[i - 1])) {
+        list[--to] = std::move(list[--i]);
       } else {
-        list.push_back(std::move(fresh[f++]));
+        list[--to] = std::move(fresh[--f]);
       }
     }
-    tail.clear();
     fresh.clear();
     // Positions: the leaving nodes out, the joining ones in, then those from `from` renumbered.
     std::sort(gone_nodes.begin(), gone_nodes.end());
@@ -2515,13 +2524,17 @@ void Scheduler::build_snapshot(bool reuse)
       continue;
     }
     if (nodes[i].schedulable()) {
-      fresh.push_back(make_existing(i));
+      fill_existing(fresh.emplace_back(), i);
     }
   }
   // sortExistingNodes (sorted_before): the kept entries are in that order already; the fresh ones
   // are sorted and merged in.
   const auto before = sorted_before;
-  std::sort(fresh.begin(), fresh.end(), before);
+  // (Their order, not the entries themselves: an entry is hundreds of bytes, moved once below.)
+  auto& order = m_cache.fresh_order;
+  order.resize(fresh.size());
+  std::iota(order.begin(), order.end(), std::uint32_t{0});
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return before(fresh[a], fresh[b]); });
   // In place over the old list (or the empty buffer when nothing is kept): the entries no longer
   // kept are dropped, then the fresh ones merged in from the back, so only the entries after the
   // first change move. New nodes' names sort last, so most changes are near the end.
@@ -2548,10 +2561,12 @@ void Scheduler::build_snapshot(bool reuse)
   }
   list.resize(count + fresh.size());
   for (std::size_t i = count, f = fresh.size(), to = list.size(); f > 0;) {
-    if (i > 0 && before(fresh[f - 1], list[i - 1])) {
+    ExistingNode& last = fresh[order[f - 1]];
+    if (i > 0 && before(last, list[i - 1])) {
       list[--to] = std::move(list[--i]);
     } else {
-      list[--to] = std::move(fresh[--f]);
+      list[--to] = std::move(last);
+      --f;
     }
   }
   if (reuse) {
