@@ -1005,7 +1005,8 @@ struct KubeScheduler::State
       const ScoreView& w = score_views[pos];
       CAPSIM_CHECK(std::tie(q.free_cpu, q.free_mem, q.free_pods, q.ready)
                            == std::tie(f.free_cpu, f.free_mem, f.free_pods, f.ready)
-                       && plain_then == test_bit(plain_bits, pos) && soft_then == test_bit(soft_bits, pos) && cpu == room_cpu[pos] && mem == room_mem[pos]
+                       && plain_then == test_bit(plain_bits, pos) && soft_then == test_bit(soft_bits, pos)
+                       && cpu == room_cpu[pos] && mem == room_mem[pos]
                        && std::tie(v.alloc_cpu, v.alloc_mem, v.req_cpu, v.req_mem, v.nz_extra_cpu, v.nz_extra_mem,
                                    v.soft_taints)
                               == std::tie(w.alloc_cpu, w.alloc_mem, w.req_cpu, w.req_mem, w.nz_extra_cpu,
