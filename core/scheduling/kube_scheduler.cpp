@@ -946,15 +946,15 @@ struct KubeScheduler::State
     std::swap(soft_bits, old_soft_bits);
     std::swap(score_views, old_score_views);
     std::swap(score_memo, old_memo);
-    const std::size_t n = order.size();
+    const std::size_t listed = order.size();
     sized_for_order(quick);
     sized_for_order(room_cpu);
     sized_for_order(room_mem);
-    size_bits(plain_bits, n);
-    size_bits(soft_bits, n);
+    size_bits(plain_bits, listed);
+    size_bits(soft_bits, listed);
     sized_for_order(score_views);
     sized_for_order(score_memo);
-    for (std::size_t pos = 0; pos < n; ++pos) {
+    for (std::size_t pos = 0; pos < listed; ++pos) {
       const auto k = kept[pos];
       if (k != k_none) {
         quick[pos] = old_quick[k];
