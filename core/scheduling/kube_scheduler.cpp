@@ -2317,10 +2317,18 @@ struct KubeScheduler::State
         }
 #endif
         std::uint64_t feasible = room & plain;
-        for (std::uint64_t others = room & ~plain; others != 0; others &= others - 1) {
-          const auto j = static_cast<std::size_t>(std::countr_zero(others));
-          if (filter(order[base + j]) == Verdict::ok) {
-            feasible |= std::uint64_t{1} << j;
+        if ((room & ~plain) != 0) {
+          // In list order, and no further than the scan goes: none filtered past the last node
+          // it needs.
+          feasible = 0;
+          std::size_t need = to_find - found_count;
+          for (std::uint64_t left = room; left != 0 && need > 0; left &= left - 1) {
+            const auto j = static_cast<std::size_t>(std::countr_zero(left));
+            const std::uint64_t bit = std::uint64_t{1} << j;
+            if ((plain & bit) != 0 || filter(order[base + j]) == Verdict::ok) {
+              feasible |= bit;
+              --need;
+            }
           }
         }
         std::size_t looked = n;
