@@ -377,22 +377,51 @@ bool KarpenterController::DisruptedNodes::update(const cluster::Cluster& c)
   return joined;
 }
 
+void KarpenterController::Expiries::update(const cluster::Cluster& c)
+{
+  if (cluster != c.instance_id()) {
+    cluster = c.instance_id();
+    log_seen = 0;
+    order.clear();
+    at.clear();
+  }
+  const auto& log = c.node_log();
+  for (; log_seen < log.size(); ++log_seen) {
+    const NodeIndex n = log[log_seen];
+    const auto& node = c.node(n);
+    const SimTime now_at =
+        node.alive() && node.expire_at >= 0 && node.lifecycle != NodeLifecycle::deleting ? node.expire_at : -1;
+    if (at.size() <= n) {
+      at.resize(static_cast<std::size_t>(n) + 1, -1);
+    }
+    if (at[n] == now_at) {
+      continue;
+    }
+    if (at[n] >= 0) {
+      order.erase({at[n], n});
+    }
+    if (now_at >= 0) {
+      order.emplace(now_at, n);
+    }
+    at[n] = now_at;
+  }
+}
+
 SimTime KarpenterController::earliest_expiry(const cluster::Cluster& cluster)
 {
-  if (m_expiry_known && m_expiry_epoch == cluster.node_epoch()) {
-    return m_earliest_expiry;
-  }
-  m_earliest_expiry = -1;
+  m_expiries.update(cluster);
+  const SimTime earliest = m_expiries.order.empty() ? -1 : m_expiries.order.begin()->first;
+#ifndef NDEBUG
+  SimTime walked = -1;
   for (const NodeIndex n : cluster.alive_node_indices()) {
     const auto& node = cluster.node(n);
-    if (node.expire_at >= 0 && node.lifecycle != NodeLifecycle::deleting
-        && (m_earliest_expiry < 0 || node.expire_at < m_earliest_expiry)) {
-      m_earliest_expiry = node.expire_at;
+    if (node.expire_at >= 0 && node.lifecycle != NodeLifecycle::deleting && (walked < 0 || node.expire_at < walked)) {
+      walked = node.expire_at;
     }
   }
-  m_expiry_epoch = cluster.node_epoch();
-  m_expiry_known = true;
-  return m_earliest_expiry;
+  CAPSIM_CHECK(walked == earliest, "expiration: the kept earliest expiry differs from a walk");
+#endif
+  return earliest;
 }
 
 void KarpenterController::expire(SimTime now, const cluster::Cluster& cluster, sim::Actuator& actuator)

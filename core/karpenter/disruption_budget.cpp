@@ -381,23 +381,47 @@ std::int64_t allowed_disruptions(const model::NodePool& pool, std::int64_t num_n
 
 std::vector<PoolDisruptionCounts> pool_disruption_counts(const cluster::Cluster& cluster, std::size_t pool_count)
 {
-  // The counts read only what changes with a node's stamp: remembered per cluster and node
-  // epoch (every method of a poll asks, and the walk reads each live node's record).
+  // The counts read only what changes with a node's stamp: kept per cluster from its node log
+  // (every method of a poll asks, and a walk on each node change read every live node's record).
+  struct Share
+  {
+    std::uint32_t pool = cluster::k_none; // counted in this NodePool, or not counted
+    bool disrupting = false;
+  };
   struct Memo
   {
-    bool valid = false;
     std::uint64_t cluster = 0;
-    std::uint64_t epoch = 0;
+    std::size_t log_seen = 0;
     std::vector<PoolDisruptionCounts> counts;
+    std::vector<Share> shares; // per node
   };
   thread_local Memo memo;
-  const bool remembered = memo.valid && memo.cluster == cluster.instance_id()
-                          && memo.epoch == cluster.node_epoch() && memo.counts.size() == pool_count;
-#ifdef NDEBUG
-  if (remembered) {
-    return memo.counts;
+  if (memo.cluster != cluster.instance_id() || memo.counts.size() != pool_count) {
+    memo = Memo{cluster.instance_id(), 0, std::vector<PoolDisruptionCounts>(pool_count), {}};
   }
-#endif
+  const auto& log = cluster.node_log();
+  for (; memo.log_seen < log.size(); ++memo.log_seen) {
+    const cluster::NodeIndex i = log[memo.log_seen];
+    const auto& n = cluster.node(i);
+    Share now;
+    if (n.owner == cluster::NodeOwner::node_pool && n.pool < pool_count && n.alive() && n.ready_at >= 0) {
+      now = {n.pool, n.lifecycle == cluster::NodeLifecycle::deleting || n.disrupted_taint};
+    }
+    if (memo.shares.size() <= i) {
+      memo.shares.resize(static_cast<std::size_t>(i) + 1);
+    }
+    Share& was = memo.shares[i];
+    if (was.pool != cluster::k_none) {
+      --memo.counts[was.pool].nodes;
+      memo.counts[was.pool].disrupting -= was.disrupting ? 1 : 0;
+    }
+    if (now.pool != cluster::k_none) {
+      ++memo.counts[now.pool].nodes;
+      memo.counts[now.pool].disrupting += now.disrupting ? 1 : 0;
+    }
+    was = now;
+  }
+#ifndef NDEBUG
   std::vector<PoolDisruptionCounts> counts(pool_count);
   for (const cluster::NodeIndex i : cluster.alive_node_indices()) {
     const auto& n = cluster.node(i);
@@ -409,17 +433,13 @@ std::vector<PoolDisruptionCounts> pool_disruption_counts(const cluster::Cluster&
       ++counts[n.pool].disrupting;
     }
   }
-#ifndef NDEBUG
-  if (remembered) {
-    CAPSIM_CHECK(std::equal(counts.begin(), counts.end(), memo.counts.begin(),
-                            [](const PoolDisruptionCounts& a, const PoolDisruptionCounts& b) {
-                              return a.nodes == b.nodes && a.disrupting == b.disrupting;
-                            }),
-                 "disruption budgets: remembered counts differ from a fresh count");
-  }
+  CAPSIM_CHECK(std::equal(counts.begin(), counts.end(), memo.counts.begin(),
+                          [](const PoolDisruptionCounts& a, const PoolDisruptionCounts& b) {
+                            return a.nodes == b.nodes && a.disrupting == b.disrupting;
+                          }),
+               "disruption budgets: kept counts differ from a fresh count");
 #endif
-  memo = {true, cluster.instance_id(), cluster.node_epoch(), counts};
-  return counts;
+  return memo.counts;
 }
 
 std::vector<std::int64_t> budget_mapping(const std::vector<model::NodePool>& pools, const cluster::Cluster& cluster,
