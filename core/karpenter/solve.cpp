@@ -1394,6 +1394,19 @@ struct Undo
   std::size_t host_ports = 0;
 };
 
+// Per request shape and view, a position before which no existing node has the room (kept
+// direct-mapped by a hash of the shape; a slot holds the last shape that went to it). Placements
+// only take room away during a solve, so the first fit found for one pod bounds the search for
+// the next pod of the same shape: the pods come largest first, a shape's pods together.
+struct FitFloor
+{
+  FreeCapacityIndex::Dims want{};
+  bool moving = false;
+  std::uint64_t solve = 0; // SolveScratch::fit_floor_solve when set
+  std::size_t pos = 0;
+};
+constexpr std::size_t k_fit_floors = 16;
+
 // A solve's working containers, kept between the solves of a thread so that their memory is
 // reused (consolidation runs millions of small solves). Everything is reset before use.
 struct SolveScratch
@@ -1423,6 +1436,8 @@ struct SolveScratch
   std::vector<ValueId> batch_domains; // count_domains: the batch's running pods' domains
   ExistingSnapshot::SpecCounts asked_specs; // group_counts: the specs new to a group
   std::vector<cluster::NodeIndex> changed_nodes; // update_group_counts
+  std::array<FitFloor, k_fit_floors> fit_floors{};
+  std::uint64_t fit_floor_solve = 1; // bumped whenever the existing nodes' room is set anew
 };
 
 // The thread's scratch, or a new `fallback` when a solve on this thread is already using it
@@ -1652,6 +1667,24 @@ private:
   std::uint64_t m_index_version = 0; // its version before this solve's changes
   bool m_moving_view = false; // consolidation simulations: moved pods use the moving view
   void index_update(std::size_t pos, const ExistingNode& e) { m_index->update(pos, e); }
+  // The first position at or after `from` whose node may fit `r`, where no node before `from`
+  // has the room for it; the search starts no earlier than the shape's floor, and raises it.
+  std::size_t first_fit_from(std::size_t from, const model::Resources& r, bool moving)
+  {
+    const FreeCapacityIndex::Dims want = FreeCapacityIndex::dims(r);
+    const auto slot = static_cast<std::size_t>(
+        (static_cast<std::uint64_t>(want[0]) * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(want[1]) * 31
+         ^ static_cast<std::uint64_t>(want[2]) ^ (moving ? 0x55U : 0U))
+        % k_fit_floors);
+    FitFloor& f = m_scratch.fit_floors[slot];
+    const bool known = f.solve == m_scratch.fit_floor_solve && f.want == want && f.moving == moving;
+    const std::size_t fit = m_index->next(known ? std::max(from, f.pos) : from, want, moving);
+#ifndef NDEBUG
+    CAPSIM_CHECK(fit == m_index->next(0, want, moving), "solve: a first fit before a shape's floor");
+#endif
+    f = {want, moving, m_scratch.fit_floor_solve, fit};
+    return fit;
+  }
   bool m_snapshot_in_use = false;
   std::vector<std::uint32_t>& m_excluded; // positions excluded by this solve
   std::vector<Undo>& m_undo;
@@ -2621,6 +2654,7 @@ void Scheduler::prepare_existing()
   auto& snap = m_cache.existing;
   m_existing = &snap.nodes;
   m_index = &snap.index;
+  ++m_scratch.fit_floor_solve;
   m_moving_view = m_input.options.consolidation_simulation;
   if (m_moving_view && snap.index.quiet_now() != m_input.options.now) {
     snap.index.set_quiet_now(m_input.options.now);
@@ -2776,7 +2810,7 @@ const QueuedPod* Scheduler::bound_pod_fitting_nowhere()
       return false;
     }
     const bool moving = m_moving_view && !p.pending && !p.from_deleting;
-    p.fit_from = m_index->next(p.fit_from, p.requests, moving);
+    p.fit_from = first_fit_from(p.fit_from, p.requests, moving);
     std::size_t fit = p.fit_from;
     if (!p.from_deleting) {
       const FreeCapacityIndex::Dims want = FreeCapacityIndex::dims(p.requests);
@@ -3414,6 +3448,7 @@ void Scheduler::restore_existing()
     index_update(pos, snap.nodes[pos]);
   }
   m_index->restore_version(m_index_version);
+  ++m_scratch.fit_floor_solve;
   m_undo.clear();
   m_excluded.clear();
   m_snapshot_in_use = false;
@@ -4386,7 +4421,7 @@ bool Scheduler::add_to_existing(QueuedPod& p, const PodVariant& v)
   // window (the index's moving view leaves those out).
   const bool moving = m_moving_view && !p.pending && !p.from_deleting;
   const FreeCapacityIndex& index = *m_index;
-  p.fit_from = index.next(p.fit_from, p.requests, moving);
+  p.fit_from = first_fit_from(p.fit_from, p.requests, moving);
   for (std::size_t pos = p.fit_from; pos != FreeCapacityIndex::k_end; pos = index.next(pos + 1, p.requests, moving)) {
     auto& e = nodes[pos];
     if (!p.requests.fits_in(e.remaining) || host_blocked(e.hostname)) {
