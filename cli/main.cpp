@@ -73,8 +73,8 @@ int main(int argc, char** argv)
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   // The heap grows and shrinks by 64 MiB, not by the request: a replay's steps free and take back
   // tens of MB, and each time the top was given back and faulted in again (on huge pages, zeroed
-  // 2 MiB at a time). The 1,000,000-pod week took 18,000 page faults and 0.5-1.5 s of system
-  // time; with this, 4,500 and 0.4 s, for 5 MB more peak RSS.
+  // 2 MiB at a time). The 1,000,000-pod week took 18,000 page faults and 0.5-1.8 s of system
+  // time; with this, 4,500 and 0.4-0.5 s, for 5 MB more peak RSS.
   mallopt(M_TOP_PAD, 64 * 1024 * 1024);
 #endif
   CLI::App app{"capsim: offline cluster-capacity and cost simulator for Kubernetes on AWS.\n"
