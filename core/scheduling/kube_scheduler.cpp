@@ -1,6 +1,7 @@
 #include "core/scheduling/kube_scheduler.hpp"
 
 #include "core/base/diagnostics.hpp"
+#include "core/scheduling/score_memos.hpp"
 
 #include <fmt/format.h>
 
@@ -193,9 +194,13 @@ struct alignas(32) QuickView
 // the scan reads them 64 positions at a time from any position (bits_at).
 using PositionBits = std::vector<std::uint64_t>;
 
-void size_bits(PositionBits& bits, std::size_t positions)
+// Sized for `positions`: the bits of the positions kept stay, the others are zero.
+void resize_bits(PositionBits& bits, std::size_t positions)
 {
-  bits.assign(positions / 64 + 2, 0);
+  bits.resize(positions / 64 + 2, 0);
+  const std::size_t word = positions / 64;
+  bits[word] &= positions % 64 == 0 ? 0 : ~std::uint64_t{0} >> (64 - positions % 64);
+  std::fill(bits.begin() + static_cast<std::ptrdiff_t>(word) + 1, bits.end(), 0);
 }
 
 inline void set_bit(PositionBits& bits, std::size_t pos, bool value)
@@ -228,19 +233,6 @@ struct alignas(64) ScoreView
   std::int64_t nz_extra_mem = 0;
   bool soft_taints = false;
 };
-
-// The resource scores of a node for request shapes seen, by position in the snapshot node list
-// (cleared whenever the node changes): a node keeps its room for many scheduling cycles, and the
-// pods of a workload ask the same, so most scores are found here instead of divided out again.
-// Direct-mapped by shape id (one compare per lookup): a trace with up to 16 shapes never evicts.
-struct alignas(64) ScoreMemo
-{
-  static constexpr std::size_t k_slots = 16;
-  std::array<std::uint16_t, k_slots> shape{}; // ScoreShape id + 1 at slot (id + 1) % k_slots; 0 = empty
-  std::array<std::uint8_t, k_slots> fit{};      // scores are 0..100
-  std::array<std::uint8_t, k_slots> balanced{};
-};
-static_assert(sizeof(ScoreMemo) == 64, "one cache line per node: the scan reads it for every feasible node");
 
 // What the resource scores read of the pod: requests with and without the scheduler's defaults.
 struct ScoreShape
@@ -634,7 +626,7 @@ struct KubeScheduler::State
   PositionBits plain_bits;
   PositionBits soft_bits;
   std::vector<ScoreView> score_views;             // by position in order
-  std::vector<ScoreMemo> score_memo;              // by position in order
+  ScoreMemos score_memo;                          // by position in order
   // rebuild_order's scratch: the last list and its entries, and each new position's old one.
   std::vector<NodeIndex> old_order;
   std::vector<QuickView> old_quick;
@@ -643,11 +635,11 @@ struct KubeScheduler::State
   PositionBits old_plain_bits;
   PositionBits old_soft_bits;
   std::vector<ScoreView> old_score_views;
-  std::vector<ScoreMemo> old_memo;
+  ScoreMemos old_memo;
   std::vector<std::uint32_t> kept;
   std::unordered_map<ScoreShape, std::uint32_t, ScoreShapeHash> score_shapes;
   static constexpr std::size_t k_max_score_shapes = 4096;
-  static_assert(k_max_score_shapes < 0xFFFF, "ScoreMemo keeps shape ids + 1 in 16 bits");
+  static_assert(k_max_score_shapes < 0xFFFF, "ScoreMemos keeps shape ids in 16 bits");
   // At least the most free coarse cpu and memory of any node open to a pod (room_cpu, room_mem;
   // k_closed when there is none): a pod asking more than one of them fits nowhere. Raised by every
   // node change that goes above it, made exact again by a scan that found no node.
@@ -841,7 +833,7 @@ struct KubeScheduler::State
     sv.nz_extra_cpu = v.nz_extra_cpu;
     sv.nz_extra_mem = v.nz_extra_mem;
     sv.soft_taints = v.soft_taints;
-    score_memo[pos] = ScoreMemo{};
+    score_memo.forget(pos);
     most_free[0] = std::max(most_free[0], room_cpu[pos]);
     most_free[1] = std::max(most_free[1], room_mem[pos]);
   }
@@ -928,59 +920,81 @@ struct KubeScheduler::State
       ++round;
     }
     order_dirty = false;
-    kept.resize(order.size());
-    for (std::size_t pos = 0; pos < order.size(); ++pos) {
-      const auto old = position[order[pos]];
-      kept[pos] = old < old_order.size() && old_order[old] == order[pos] ? old : k_none;
-    }
-    for (const auto n : old_order) { // only the listed nodes have a position (not every node ever)
-      position[n] = k_none;
-    }
-    // Entries by position in the new order: a kept node's from its old position (the old entries
-    // go to old_*), fresh ones for the others (mirror() below fills them in). One pass over
-    // every list: a week rebuilds the order tens of thousands of times.
-    std::swap(quick, old_quick);
-    std::swap(room_cpu, old_room_cpu);
-    std::swap(room_mem, old_room_mem);
-    std::swap(plain_bits, old_plain_bits);
-    std::swap(soft_bits, old_soft_bits);
-    std::swap(score_views, old_score_views);
-    std::swap(score_memo, old_memo);
     const std::size_t listed = order.size();
+    const std::size_t before = old_order.size();
+    // The positions before the first that lists another node keep their entries where they are:
+    // a node joins in its zone's next round, near the end of a list of balanced zones, and a node
+    // that leaves moves the later ones of its zone only. (A week rebuilds the order tens of
+    // thousands of times.)
+    std::size_t lo = 0;
+    while (lo < std::min(listed, before) && order[lo] == old_order[lo]) {
+      ++lo;
+    }
+    kept.resize(listed);
+    for (std::size_t pos = 0; pos < lo; ++pos) {
+      kept[pos] = static_cast<std::uint32_t>(pos);
+    }
+    for (std::size_t pos = lo; pos < listed; ++pos) {
+      const auto old = position[order[pos]];
+      kept[pos] = old < before && old_order[old] == order[pos] ? old : k_none;
+    }
+    for (std::size_t pos = lo; pos < before; ++pos) { // only listed nodes have a position
+      position[old_order[pos]] = k_none;
+    }
+    // The entries from `lo` on, set aside (old_*, indexed from `lo`) and taken back by the new
+    // position of each kept node; fresh ones for the others (mirror() below fills them in).
+    const auto set_aside = [lo](auto& entries, auto& aside) {
+      aside.assign(entries.begin() + static_cast<std::ptrdiff_t>(std::min(lo, entries.size())), entries.end());
+    };
+    set_aside(quick, old_quick);
+    set_aside(room_cpu, old_room_cpu);
+    set_aside(room_mem, old_room_mem);
+    set_aside(score_views, old_score_views);
+    old_memo.assign_range(score_memo, std::min(lo, score_memo.size()), score_memo.size());
+    old_plain_bits = plain_bits;
+    old_soft_bits = soft_bits;
     sized_for_order(quick);
     sized_for_order(room_cpu);
     sized_for_order(room_mem);
-    size_bits(plain_bits, listed);
-    size_bits(soft_bits, listed);
     sized_for_order(score_views);
-    sized_for_order(score_memo);
-    for (std::size_t pos = 0; pos < listed; ++pos) {
+    score_memo.resize(listed);
+    resize_bits(plain_bits, listed);
+    resize_bits(soft_bits, listed);
+    for (std::size_t pos = lo; pos < listed; ++pos) {
       const auto k = kept[pos];
+      if (k == pos) {
+        continue; // the same node as before: its entries stand (other zones' nodes, mostly)
+      }
       if (k != k_none) {
-        quick[pos] = old_quick[k];
-        room_cpu[pos] = old_room_cpu[k];
-        room_mem[pos] = old_room_mem[k];
-        // (Into the zeroed words: only set bits need writing.)
-        plain_bits[pos / 64] |= static_cast<std::uint64_t>(test_bit(old_plain_bits, k)) << (pos % 64);
-        soft_bits[pos / 64] |= static_cast<std::uint64_t>(test_bit(old_soft_bits, k)) << (pos % 64);
-        score_views[pos] = old_score_views[k];
-        score_memo[pos] = old_memo[k];
+        const std::size_t a = k - lo;
+        quick[pos] = old_quick[a];
+        room_cpu[pos] = old_room_cpu[a];
+        room_mem[pos] = old_room_mem[a];
+        set_bit(plain_bits, pos, test_bit(old_plain_bits, k));
+        set_bit(soft_bits, pos, test_bit(old_soft_bits, k));
+        score_views[pos] = old_score_views[a];
+        score_memo.copy_entries(pos, old_memo, a);
       } else {
+        set_bit(plain_bits, pos, false);
+        set_bit(soft_bits, pos, false);
         quick[pos] = QuickView{};
         room_cpu[pos] = k_closed;
         room_mem[pos] = k_closed;
         score_views[pos] = ScoreView{};
-        score_memo[pos] = ScoreMemo{};
+        score_memo.forget(pos);
       }
     }
+    for (std::size_t pos = lo; pos < listed; ++pos) {
+      position[order[pos]] = static_cast<std::uint32_t>(pos);
+    }
     most_free.fill(k_closed);
-    for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
-      position[order[pos]] = pos;
+    for (std::size_t pos = 0; pos < listed; ++pos) {
+      most_free[0] = std::max(most_free[0], room_cpu[pos]);
+      most_free[1] = std::max(most_free[1], room_mem[pos]);
+    }
+    for (std::size_t pos = lo; pos < listed; ++pos) {
       if (kept[pos] == k_none) {
         mirror(order[pos]);
-      } else {
-        most_free[0] = std::max(most_free[0], room_cpu[pos]);
-        most_free[1] = std::max(most_free[1], room_mem[pos]);
       }
     }
 #ifndef NDEBUG
@@ -998,7 +1012,7 @@ struct KubeScheduler::State
       const auto cpu = room_cpu[pos];
       const auto mem = room_mem[pos];
       const ScoreView v = score_views[pos];
-      const ScoreMemo memo = score_memo[pos];
+      const ScoreMemos::Entries memo = score_memo.entries(pos);
       const auto most = most_free;
       mirror(order[pos]);
       const QuickView& f = quick[pos];
@@ -1013,7 +1027,7 @@ struct KubeScheduler::State
                                           w.nz_extra_mem, w.soft_taints)
                        && most == most_free,
                    "kube-scheduler: a node's carried-over entries differ from its view");
-      score_memo[pos] = memo;
+      score_memo.set_entries(pos, memo);
     }
 #endif
   }
@@ -1478,7 +1492,7 @@ struct KubeScheduler::State
     // starts again, and with it every node's remembered scores (they name shapes by id).
     if (score_shapes.size() >= k_max_score_shapes) {
       score_shapes.clear();
-      std::fill(score_memo.begin(), score_memo.end(), ScoreMemo{});
+      score_memo.forget_all();
     }
     c.score_shape = score_shapes.try_emplace(ScoreShape{c.cpu, c.mem, c.nz_cpu, c.nz_mem},
                                              static_cast<std::uint32_t>(score_shapes.size() + 1))
@@ -2092,15 +2106,15 @@ struct KubeScheduler::State
   // position `pos`, remembered per request shape.
   std::pair<std::int64_t, std::int64_t> resource_scores(std::size_t pos)
   {
-    ScoreMemo& memo = score_memo[pos];
-    const std::size_t slot = cycle.score_shape % ScoreMemo::k_slots;
-    if (memo.shape[slot] == cycle.score_shape) {
+    const std::size_t slot = ScoreMemos::slot_of(cycle.score_shape);
+    const ScoreMemos::Entry memo = score_memo.get(slot, pos);
+    if (memo.shape == cycle.score_shape) {
 #ifndef NDEBUG
       const auto fresh = compute_resource_scores(score_views[pos]);
-      CAPSIM_CHECK(memo.fit[slot] == fresh.first && memo.balanced[slot] == fresh.second,
+      CAPSIM_CHECK(memo.fit == fresh.first && memo.balanced == fresh.second,
                    "kube-scheduler: a remembered resource score differs");
 #endif
-      return {memo.fit[slot], memo.balanced[slot]};
+      return {memo.fit, memo.balanced};
     }
     return remember_resource_scores(pos, slot);
   }
@@ -2111,10 +2125,9 @@ struct KubeScheduler::State
     const auto [fit, balanced] = compute_resource_scores(score_views[pos]);
     CAPSIM_CHECK(fit >= 0 && fit <= k_max_node_score && balanced >= 0 && balanced <= k_max_node_score,
                  "kube-scheduler: a resource score out of 0..100");
-    ScoreMemo& memo = score_memo[pos];
-    memo.shape[slot] = static_cast<std::uint16_t>(cycle.score_shape);
-    memo.fit[slot] = static_cast<std::uint8_t>(fit);
-    memo.balanced[slot] = static_cast<std::uint8_t>(balanced);
+    score_memo.set(slot, pos,
+                   {static_cast<std::uint16_t>(cycle.score_shape), static_cast<std::uint8_t>(fit),
+                    static_cast<std::uint8_t>(balanced)});
     return {fit, balanced};
   }
 
@@ -2262,9 +2275,9 @@ struct KubeScheduler::State
     // (no second pass over the feasible nodes); a node with PreferNoSchedule taints among them
     // leaves the choice to score().
     const auto& w = config.weights;
-    // (Only weights that keep the total in 31 bits: the total and the node are compared as one
-    // 64-bit key, the higher total then the lower node index winning, with no branch.)
-    constexpr std::int64_t k_max_weight = std::int64_t{1} << 20;
+    // (Only weights the memo's block reads take, whose totals fit in 16 bits; a total and its node
+    // are compared as one 64-bit key, the higher total then the lower node index winning.)
+    constexpr std::int64_t k_max_weight = ScoreMemos::k_max_weight;
     const bool fused = resource_scores_decide() && w.node_resources_fit >= 0 && w.node_resources_fit <= k_max_weight
                        && w.balanced_allocation >= 0 && w.balanced_allocation <= k_max_weight;
     const bool resources_only = cycle.resources_only;
@@ -2331,25 +2344,36 @@ struct KubeScheduler::State
             }
           }
         }
+        // The feasible nodes the scan takes: up to the one that makes to_find.
         std::size_t looked = n;
+        if (const std::size_t need = to_find - found_count; static_cast<std::size_t>(std::popcount(feasible)) >= need) {
+          std::uint64_t last = feasible;
+          for (std::size_t i = 1; i < need; ++i) {
+            last &= last - 1;
+          }
+          looked = static_cast<std::size_t>(std::countr_zero(last)) + 1;
+          feasible &= looked == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << looked) - 1;
+          done = true;
+        }
         const std::uint64_t soft = bits_at(soft_bits, base);
         for (std::uint64_t left = feasible; left != 0; left &= left - 1) {
-          const auto j = static_cast<std::size_t>(std::countr_zero(left));
-          const std::size_t pos = base + j;
-          const NodeIndex node = order[pos];
-          found[found_count++] = node;
-          // Most scores are remembered: looked up for every node (cheaper than a bound test that
-          // passes over some of them).
-          if (fused) {
-            const auto [fit, balanced] = resource_scores(pos);
-            const auto total = static_cast<std::uint64_t>(w.node_resources_fit * fit + w.balanced_allocation * balanced);
-            best_key = std::max(best_key, (total << 32U) | static_cast<std::uint32_t>(~node));
+          found[found_count++] = order[base + static_cast<std::size_t>(std::countr_zero(left))];
+        }
+        if (fused) {
+          // Most scores are remembered: the others are worked out first, then the block's best is
+          // read from the memo's arrays 64 positions at a time.
+          const std::size_t slot = ScoreMemos::slot_of(cycle.score_shape);
+          for (std::uint64_t miss = feasible & ~score_memo.holding(cycle.score_shape, base); miss != 0;
+               miss &= miss - 1) {
+            (void)remember_resource_scores(base + static_cast<std::size_t>(std::countr_zero(miss)), slot);
           }
-          if (found_count >= to_find) {
-            looked = j + 1;
-            done = true;
-            break;
+#ifndef NDEBUG
+          for (std::uint64_t left = feasible; left != 0; left &= left - 1) {
+            (void)resource_scores(base + static_cast<std::size_t>(std::countr_zero(left))); // checks the memo
           }
+#endif
+          best_key = score_memo.best_key(cycle.score_shape, base, feasible, w.node_resources_fit,
+                                         w.balanced_allocation, order.data(), best_key);
         }
         // (The positions looked at: those before the last found node's, and its own.)
         const std::uint64_t seen = looked == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << looked) - 1;
