@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <vector>
 
 namespace capsim::karpenter {
@@ -49,6 +50,8 @@ public:
 
   // Nodes nominated for pods (not disruption candidates) until the returned time.
   [[nodiscard]] SimTime nominated_until(cluster::NodeIndex node) const;
+  // The same for every node, by node index (-1 or none past the end: not nominated).
+  [[nodiscard]] std::span<const SimTime> nominations() const { return m_nominated_until; }
   // No node is nominated past this time (-1: none ever was).
   [[nodiscard]] SimTime nominations_end() const { return m_nominations_end; }
 

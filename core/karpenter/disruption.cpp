@@ -460,10 +460,11 @@ CandidateContext DisruptionController::candidate_context()
   ctx.pools = &m_ctl.node_pools();
   ctx.pdbs = pdbs();
   ctx.now = m_now;
-  ctx.nominated_until = [this](NodeIndex n) { return nominated_until(n); };
+  ctx.nominations = {std::span<const SimTime>(m_nominated), m_ctl.nominations()};
   ctx.nominations_end = std::max(m_nominations_end, m_ctl.nominations_end());
   ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
   ctx.memo = &m_candidate_memo;
+  ctx.disruption_costs = m_v113;
   return ctx;
 }
 
@@ -909,6 +910,9 @@ Outcome DisruptionController::single_node()
     if (balanced && !balanced_can_pass(c, pools(), totals)) {
       keep(Method::single_node, c.node, "Balanced policy: even deleting the node would not score 1/k");
       continue;
+    }
+    if (stops_on_remembered_veto(ctx, c)) {
+      continue; // (rejected without its reason: no decisions are recorded)
     }
     auto outcome = compute_consolidation(ctx, std::span(&c, 1), Method::single_node);
     if (!outcome.command) {

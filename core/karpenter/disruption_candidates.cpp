@@ -384,12 +384,9 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
     out.lasting = true;
     return out;
   }
-  if (ctx.nominated_until) {
-    const SimTime until = ctx.nominated_until(index);
-    if (until > ctx.now) {
-      out.blocked = "node is nominated for a pending pod";
-      return out;
-    }
+  if (ctx.nominated_until(index) > ctx.now) {
+    out.blocked = "node is nominated for a pending pod";
+    return out;
   }
   if (node.do_not_disrupt) {
     out.blocked = "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation on the node";
@@ -465,7 +462,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   c.spot = node.capacity_type == model::k_capacity_spot;
   c.pods_revision = node.pods_revision;
   c.reschedule_cost = memo.reschedule_cost;
-  c.disruption_cost = memo.all_cost * lifetime_left(node, ctx.now);
+  c.disruption_cost = ctx.disruption_costs ? memo.all_cost * lifetime_left(node, ctx.now) : 0;
   out.candidate = std::move(c);
   out.all_cost = memo.all_cost;
   // (PDBs answer by every pod's state. A do-not-disrupt pod that does not block now never will:
@@ -483,8 +480,12 @@ const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const Candid
       revisions += p.revision;
     }
   }
-  const Basis basis{ctx.cluster->instance_id(), queue_version, ctx.pools, ctx.pools != nullptr ? ctx.pools->size() : 0,
-                    revisions};
+  const Basis basis{ctx.cluster->instance_id(),
+                    queue_version,
+                    ctx.pools,
+                    ctx.pools != nullptr ? ctx.pools->size() : 0,
+                    revisions,
+                    ctx.disruption_costs};
   if (m_basis != basis) {
     m_basis = basis;
     m_entries.clear();
@@ -577,16 +578,16 @@ bool CandidateChecks::update(const CandidateContext& ctx)
     }
     Entry& e = m_entries[write++];
 #ifndef NDEBUG
-    CAPSIM_CHECK(!ctx.nominated_until || ctx.nominations_end > ctx.now || ctx.nominated_until(n) <= ctx.now,
+    CAPSIM_CHECK(ctx.nominations_end > ctx.now || ctx.nominated_until(n) <= ctx.now,
                  "candidate checks: a node nominated past the end of every nomination");
 #endif
     const bool stands = e.check.lasting && e.stamp == cluster.node_stamp(n) && e.pods_revision == node.pods_revision
-                        && !(ctx.nominated_until && ctx.nominations_end > ctx.now && ctx.nominated_until(n) > ctx.now);
+                        && !(ctx.nominations_end > ctx.now && ctx.nominated_until(n) > ctx.now);
     if (!stands) {
       e.stamp = cluster.node_stamp(n);
       e.pods_revision = node.pods_revision;
       e.check = make_candidate(ctx, n, DisruptionClass::graceful);
-    } else if (e.check.candidate) {
+    } else if (e.check.candidate && ctx.disruption_costs) {
       e.check.candidate->disruption_cost = e.check.all_cost * lifetime_left(node, ctx.now);
     }
     if (e.check.candidate && (is_empty(*e.check.candidate, true) || is_empty(*e.check.candidate, false))) {

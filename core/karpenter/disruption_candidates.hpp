@@ -223,14 +223,30 @@ struct CandidateContext
   const std::vector<NodePoolInput>* pools = nullptr; // by NodePool index (NodeState::pool)
   const PdbLimits* pdbs = nullptr;
   SimTime now = 0;
-  // Nodes nominated for pods (provisioning or a started command) until the returned time.
-  std::function<SimTime(cluster::NodeIndex)> nominated_until;
+  // Nodes nominated for pods (provisioning, a started command): each until the latest of its
+  // entries in these lists, by node index (none past a list's end). Plain lists, not a callback:
+  // every candidate check of every poll asks for every node.
+  std::array<std::span<const SimTime>, 2> nominations{};
   // No node is nominated past this time (nominated_until need not be asked at or after it).
   SimTime nominations_end = std::numeric_limits<SimTime>::max();
   // Nodes already in a disruption command (the orchestration queue).
   std::function<bool(cluster::NodeIndex)> in_queue;
   // Optional; results are the same without it.
   CandidateMemos* memo = nullptr;
+  // Whether candidates carry Candidate::disruption_cost (0 otherwise): only v1.13's order reads
+  // it, and it moves with the clock (lifetime left), so it is worked out again on every check.
+  bool disruption_costs = true;
+
+  [[nodiscard]] SimTime nominated_until(cluster::NodeIndex n) const
+  {
+    SimTime until = -1;
+    for (const auto& list : nominations) {
+      if (n < list.size()) {
+        until = std::max(until, list[n]);
+      }
+    }
+    return until;
+  }
 };
 
 // The outcome of NewCandidate for one node: a candidate, or why it is not one. `blocked` is
@@ -282,6 +298,7 @@ private:
     const std::vector<NodePoolInput>* pools = nullptr;
     std::size_t pool_count = 0;
     std::uint64_t pool_revisions = 0; // the sum of the pools' revisions
+    bool disruption_costs = true;
     bool operator==(const Basis&) const = default;
   };
 

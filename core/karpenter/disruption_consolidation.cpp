@@ -230,17 +230,28 @@ bool stops_again(const SimulationContext& ctx, std::span<const Candidate> candid
 
 } // namespace
 
-Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates, bool consolidation,
-                               bool sketch, bool stop_on_delete_veto)
+namespace {
+
+// A simulation's solve input as far as it is the same for every way the simulation goes: the
+// candidates excluded, the pending pods listed, the options set (`base_options` to restore).
+struct SimulationStart
 {
-  Simulation out; // the one result every return gives (returned in place)
+  SolveInput* in = nullptr;
+  SolveOptions base_options;
+  bool stop_on_delete_veto = false;
+  bool no_pdbs = false;
+};
+
+SimulationStart start_simulation(const SimulationContext& ctx, std::span<const Candidate> candidates,
+                                 bool consolidation, bool sketch, bool stop_on_delete_veto)
+{
   const auto& cluster = *ctx.cluster;
   if (!ctx.scratch.input) {
     ctx.scratch.input = ctx.controller->solve_input(cluster, *ctx.actuator);
     ctx.scratch.input->cluster = &cluster;
   }
   SolveInput& in = *ctx.scratch.input;
-  const SolveOptions base_options = in.options;
+  SimulationStart out{&in, in.options};
   in.excluded_nodes.clear();
   for (const auto& c : candidates) {
     in.excluded_nodes.push_back(c.node);
@@ -296,41 +307,83 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   in.options.sketch_claims = sketch;
   // (The early stops and their memo assume a NodeClaim that may launch spot does; one holding a
   // capacity reservation launches reserved.)
-  stop_on_delete_veto = stop_on_delete_veto && !in.reservation_used;
-  in.options.stop_on_delete_veto = stop_on_delete_veto;
+  out.stop_on_delete_veto = stop_on_delete_veto && !in.reservation_used;
+  in.options.stop_on_delete_veto = out.stop_on_delete_veto;
   in.options.now = ctx.now;
-  const bool no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
-  // A single candidate whose pods all move: its remembered stop is checked before its pods and
-  // the others are listed (a pass checks thousands of candidates, most answered so).
-  if (stop_on_delete_veto && candidates.size() == 1 && candidates.front().plain_pods && no_pdbs) {
-    const auto& c = candidates.front();
+  out.no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
+  return out;
+}
+
+void end_simulation(const SimulationStart& start)
+{
+  start.in->options = start.base_options;
+  start.in->pods_start_with_pending = false;
+}
+
+// A single candidate whose pods all move: its remembered stop is checked before its pods and the
+// others are listed (a pass checks thousands of candidates, most answered so). True when the
+// simulation stops so.
+bool remembered_stop(const SimulationContext& ctx, const SimulationStart& start, std::span<const Candidate> candidates)
+{
+  if (!start.stop_on_delete_veto || candidates.size() != 1 || !candidates.front().plain_pods || !start.no_pdbs) {
+    return false;
+  }
+  const SolveInput& in = *start.in;
+  const auto& c = candidates.front();
 #ifndef NDEBUG
-    CAPSIM_CHECK(cluster.node(c.node).lifecycle == NodeLifecycle::ready && !cluster.node(c.node).disrupted_taint,
-                 "consolidation: a candidate that is not Ready or is marked for deletion");
+  const auto& cluster = *ctx.cluster;
+  CAPSIM_CHECK(cluster.node(c.node).lifecycle == NodeLifecycle::ready && !cluster.node(c.node).disrupted_taint,
+               "consolidation: a candidate that is not Ready or is marked for deletion");
 #endif
-    auto& after = ctx.scratch.after;
-    if (!ctx.scratch.after_listed) {
-      after.clear();
-      for (const auto& [n, p] : *ctx.deleting_pods) {
-        after.push_back(p); // the candidate is not deleting: its pods are not among them
-      }
-      ctx.scratch.after_listed = true;
+  auto& after = ctx.scratch.after;
+  if (!ctx.scratch.after_listed) {
+    after.clear();
+    for (const auto& [n, p] : *ctx.deleting_pods) {
+      after.push_back(p); // the candidate is not deleting: its pods are not among them
     }
-    if (remembered_stop_holds(in, c.pods_revision, c.reschedulable, after)) {
+    ctx.scratch.after_listed = true;
+  }
+  if (!remembered_stop_holds(in, c.pods_revision, c.reschedulable, after)) {
+    return false;
+  }
 #ifndef NDEBUG
-      {
-        SolveInput all = in;
-        all.pods.insert(all.pods.end(), c.reschedulable.begin(), c.reschedulable.end());
-        all.pods.insert(all.pods.end(), after.begin(), after.end());
-        check_stop_rejected(std::move(all), after);
-      }
+  SolveInput all = in;
+  all.pods.insert(all.pods.end(), c.reschedulable.begin(), c.reschedulable.end());
+  all.pods.insert(all.pods.end(), after.begin(), after.end());
+  check_stop_rejected(std::move(all), after);
 #endif
-      in.options = base_options;
-      in.pods_start_with_pending = false;
-      out.result.stopped = true;
-      out.failure = k_reason_not_recorded;
-      return out;
-    }
+  return true;
+}
+
+} // namespace
+
+bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c)
+{
+  // (compute_consolidation's simulation for the candidate alone, as far as its remembered stop.)
+  const bool sketch = c.spot && !ctx.spot_to_spot;
+  if (!sketch || ctx.reasons) {
+    return false;
+  }
+  const SimulationStart start = start_simulation(ctx, std::span(&c, 1), true, sketch, true);
+  const bool stops = remembered_stop(ctx, start, std::span(&c, 1));
+  end_simulation(start);
+  return stops;
+}
+
+Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates, bool consolidation,
+                               bool sketch, bool stop_on_delete_veto)
+{
+  Simulation out; // the one result every return gives (returned in place)
+  const auto& cluster = *ctx.cluster;
+  const SimulationStart start = start_simulation(ctx, candidates, consolidation, sketch, stop_on_delete_veto);
+  SolveInput& in = *start.in;
+  stop_on_delete_veto = start.stop_on_delete_veto;
+  const bool no_pdbs = start.no_pdbs;
+  if (remembered_stop(ctx, start, candidates)) {
+    end_simulation(start);
+    out.result.stopped = true;
+    out.failure = k_reason_not_recorded;
+    return out;
   }
   for (const auto& c : candidates) {
     if (c.plain_pods && no_pdbs) { // bound pods all (NodeState::pods): no pod is read
@@ -386,8 +439,7 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     check_stop_rejected(in, from_deleting);
   }
 #endif
-  in.options = base_options;
-  in.pods_start_with_pending = false;
+  end_simulation(start);
   if (out.result.stopped) {
     out.failure = k_reason_not_recorded;
     return out;

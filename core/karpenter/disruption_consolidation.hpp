@@ -97,6 +97,12 @@ struct Simulation
 [[nodiscard]] Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates,
                                              bool consolidation, bool sketch = false, bool stop_on_delete_veto = false);
 
+// Whether compute_consolidation would reject the candidate alone at its simulation's remembered
+// stop (remembered_stop_holds), before a solve and reading k_reason_not_recorded; false when that
+// takes more. A single-node pass asks it of every candidate first: most are answered so, without a
+// simulation result or an outcome made for them.
+[[nodiscard]] bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c);
+
 // Offering prices (worst_launch_price, cheapest_price) come from core/karpenter/launch.hpp.
 
 // InstanceTypes.SatisfiesMinValues over the options in order: how many of the first options

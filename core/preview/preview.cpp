@@ -413,7 +413,6 @@ void KarpenterPreview::run(PreviewResult& out)
   cctx.pools = &m_ctl.node_pools();
   cctx.pdbs = &m_pdbs;
   cctx.now = m_now;
-  cctx.nominated_until = [](NodeIndex) { return SimTime{-1}; };
   cctx.in_queue = [](NodeIndex) { return false; };
 
   std::vector<Candidate> empty;

@@ -492,7 +492,6 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
   CandidateContext with = mc.context(&memo);
   CandidateContext without = mc.context(nullptr);
   for (auto* ctx : {&with, &without}) {
-    ctx->nominated_until = [&nominated](cluster::NodeIndex n) { return n < nominated.size() ? nominated[n] : -1; };
     ctx->in_queue = [&queued](cluster::NodeIndex n) {
       return std::find(queued.begin(), queued.end(), n) != queued.end();
     };
@@ -558,6 +557,7 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
       break;
     }
     with.now = without.now = now;
+    with.nominations[0] = without.nominations[0] = nominated;
     with.nominations_end = nominations_end;
     std::optional<PdbLimits> limits;
     if (with_pdb) {
