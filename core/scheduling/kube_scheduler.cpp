@@ -499,9 +499,10 @@ struct RoomMask
 
 // Over n (at most 64) positions, which may have room for (lo_cpu, lo_mem) and which surely do:
 // more MiB than the pod's rounded-down request means more bytes than it asks, and cpu below the
-// clamp is exact.
+// clamp is exact. `exact`: the request is whole MiB (below the clamps), so as many MiB as it asks
+// is room too, and every position that may have room has it.
 RoomMask room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t n, std::int32_t lo_cpu,
-                   std::int32_t lo_mem)
+                   std::int32_t lo_mem, bool exact)
 {
   RoomMask out;
   std::size_t j = 0;
@@ -514,7 +515,12 @@ RoomMask room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t
   const auto bits = [](__m128i m) {
     return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(m))));
   };
-  for (; j + 4 <= n; j += 4) {
+  for (; exact && j + 4 <= n; j += 4) {
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cpu + j));
+    const __m128i m = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mem + j));
+    out.maybe |= bits(_mm_and_si128(_mm_cmpgt_epi32(c, cpu_above), _mm_cmpgt_epi32(m, mem_above))) << j;
+  }
+  for (; !exact && j + 4 <= n; j += 4) {
     const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cpu + j));
     const __m128i m = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mem + j));
     const __m128i cpu_fits = _mm_cmpgt_epi32(c, cpu_above);
@@ -522,6 +528,13 @@ RoomMask room_mask(const std::int32_t* cpu, const std::int32_t* mem, std::size_t
     out.sure |= bits(_mm_and_si128(cpu_fits, _mm_cmpgt_epi32(m, mem_more))) << j;
   }
 #endif
+  if (exact) {
+    for (; j < n; ++j) {
+      out.maybe |= static_cast<std::uint64_t>(cpu[j] >= lo_cpu && mem[j] >= lo_mem) << j;
+    }
+    out.sure = out.maybe;
+    return out;
+  }
   for (; j < n; ++j) {
     const bool cpu_fits = cpu[j] >= lo_cpu;
     out.maybe |= static_cast<std::uint64_t>(cpu_fits && mem[j] >= lo_mem) << j;
@@ -665,6 +678,7 @@ struct KubeScheduler::State
   std::vector<DomainTable> tables;
   std::size_t tables_used = 0;
   std::vector<NodeIndex> found_buffer; // schedule_prepared's feasible nodes
+  std::vector<std::pair<std::size_t, std::uint64_t>> found_blocks; // or their positions: (base, bits)
   std::vector<std::int64_t> s_fit, s_bal, s_taint, s_naff, s_tsc, s_ipa;
   std::vector<std::uint8_t> s_ignored;
   std::vector<double> s_weights;
@@ -960,21 +974,13 @@ struct KubeScheduler::State
     score_memo.resize(listed);
     resize_bits(plain_bits, listed);
     resize_bits(soft_bits, listed);
-    for (std::size_t pos = lo; pos < listed; ++pos) {
+    for (std::size_t pos = lo; pos < listed;) {
       const auto k = kept[pos];
       if (k == pos) {
-        continue; // the same node as before: its entries stand (other zones' nodes, mostly)
+        ++pos; // the same node as before: its entries stand (other zones' nodes, mostly)
+        continue;
       }
-      if (k != k_none) {
-        const std::size_t a = k - lo;
-        quick[pos] = old_quick[a];
-        room_cpu[pos] = old_room_cpu[a];
-        room_mem[pos] = old_room_mem[a];
-        set_bit(plain_bits, pos, test_bit(old_plain_bits, k));
-        set_bit(soft_bits, pos, test_bit(old_soft_bits, k));
-        score_views[pos] = old_score_views[a];
-        score_memo.copy_entries(pos, old_memo, a);
-      } else {
+      if (k == k_none) {
         set_bit(plain_bits, pos, false);
         set_bit(soft_bits, pos, false);
         quick[pos] = QuickView{};
@@ -982,7 +988,33 @@ struct KubeScheduler::State
         room_mem[pos] = k_closed;
         score_views[pos] = ScoreView{};
         score_memo.forget(pos);
+        ++pos;
+        continue;
       }
+      // Nodes listed one after another before and still (a zone listed alone at the end, when it
+      // has more nodes than the others): their entries move as one range.
+      std::size_t run = 1;
+      while (pos + run < listed && kept[pos + run] == k + run) {
+        ++run;
+      }
+      const std::size_t a = k - lo;
+      if (run == 1) { // (most runs: a call to memmove per list would cost more than the entries)
+        quick[pos] = old_quick[a];
+        room_cpu[pos] = old_room_cpu[a];
+        room_mem[pos] = old_room_mem[a];
+        score_views[pos] = old_score_views[a];
+      } else {
+        std::copy_n(old_quick.data() + a, run, quick.data() + pos);
+        std::copy_n(old_room_cpu.data() + a, run, room_cpu.data() + pos);
+        std::copy_n(old_room_mem.data() + a, run, room_mem.data() + pos);
+        std::copy_n(old_score_views.data() + a, run, score_views.data() + pos);
+      }
+      score_memo.copy_range(pos, old_memo, a, run);
+      for (std::size_t i = 0; i < run; ++i) {
+        set_bit(plain_bits, pos + i, test_bit(old_plain_bits, k + i));
+        set_bit(soft_bits, pos + i, test_bit(old_soft_bits, k + i));
+      }
+      pos += run;
     }
     for (std::size_t pos = lo; pos < listed; ++pos) {
       position[order[pos]] = static_cast<std::uint32_t>(pos);
@@ -2246,6 +2278,10 @@ struct KubeScheduler::State
     const std::size_t start = next_start % all;
     const std::int32_t lo_cpu = coarse_cpu(cycle.min_free_cpu); // above k_closed
     const std::int32_t lo_mem = coarse_memory(cycle.min_free_mem);
+    // A request of whole MiB reads exactly from the coarse room (CPU is exact below the clamp).
+    constexpr std::int64_t k_mib = std::int64_t{1} << 20;
+    const bool exact_room = cycle.min_free_mem >= 0 && cycle.min_free_mem % k_mib == 0 && lo_mem < k_coarse_hi
+                            && lo_cpu < k_coarse_hi;
     // No open node has the room: the scan would pass over every node, back to the start.
     if (lo_cpu > most_free[0] || lo_mem > most_free[1]) {
 #ifndef NDEBUG
@@ -2284,12 +2320,20 @@ struct KubeScheduler::State
     bool soft_tainted = false;
     std::uint64_t best_key = 0; // (total << 32) | ~node; 0: none yet (a node's ~index is never 0 bits)
     // The feasible nodes in scan order, written into a buffer kept between cycles (it only
-    // grows): most cycles need just their number and the best of them.
+    // grows). When the scan keeps the best node, only their number is needed, unless a node with
+    // PreferNoSchedule taints is among them: each block's feasible positions are kept then, and
+    // the list is made from them at the end.
     if (found_buffer.size() < to_find) {
       found_buffer.resize(to_find);
     }
     NodeIndex* const found = found_buffer.data();
     std::size_t found_count = 0;
+#ifdef NDEBUG
+    const bool list_found = !fused;
+#else
+    const bool list_found = true; // (the scan's best node is checked against score()'s)
+#endif
+    found_blocks.clear();
     // The list from `start`, wrapping once; a node without room or not Ready fails whatever the
     // other filters say, and on a plain node nothing else can fail a resources-only cycle. The
     // room test runs over 64 positions at a time into a bit mask (no branch per node); only the
@@ -2298,7 +2342,7 @@ struct KubeScheduler::State
     for (const auto& [from, to] : {std::pair{start, all}, std::pair{std::size_t{0}, start}}) {
       for (std::size_t base = from; base < to && !done; base += 64) {
         const std::size_t n = std::min<std::size_t>(64, to - base);
-        const RoomMask mask = room_mask(room_cpu.data() + base, room_mem.data() + base, n, lo_cpu, lo_mem);
+        const RoomMask mask = room_mask(room_cpu.data() + base, room_mem.data() + base, n, lo_cpu, lo_mem, exact_room);
         std::uint64_t room = mask.maybe;
 #ifndef NDEBUG
         for (std::size_t j = 0; j < n; ++j) {
@@ -2356,10 +2400,15 @@ struct KubeScheduler::State
           done = true;
         }
         const std::uint64_t soft = bits_at(soft_bits, base);
-        for (std::uint64_t left = feasible; left != 0; left &= left - 1) {
-          found[found_count++] = order[base + static_cast<std::size_t>(std::countr_zero(left))];
+        if (list_found) {
+          for (std::uint64_t left = feasible; left != 0; left &= left - 1) {
+            found[found_count++] = order[base + static_cast<std::size_t>(std::countr_zero(left))];
+          }
+        } else {
+          found_count += static_cast<std::size_t>(std::popcount(feasible));
         }
         if (fused) {
+          found_blocks.emplace_back(base, feasible);
           // Most scores are remembered: the others are worked out first, then the block's best is
           // read from the memo's arrays 64 positions at a time.
           const std::size_t slot = ScoreMemos::slot_of(cycle.score_shape);
@@ -2396,17 +2445,36 @@ struct KubeScheduler::State
     if (found_count == 0) {
       return k_none;
     }
-    if (found_count == 1) {
-      return found[0];
-    }
-    const std::span<const NodeIndex> feasible(found, found_count);
-    if (fused && !soft_tainted) {
-      const auto best = static_cast<NodeIndex>(~static_cast<std::uint32_t>(best_key));
+    // The feasible nodes from the blocks kept (when fused), in scan order, into `out`.
+    const auto list_from_blocks = [this](NodeIndex* out) {
+      for (const auto& [base, nodes] : found_blocks) {
+        for (std::uint64_t left = nodes; left != 0; left &= left - 1) {
+          *out++ = order[base + static_cast<std::size_t>(std::countr_zero(left))];
+        }
+      }
+    };
 #ifndef NDEBUG
+    if (fused) {
+      std::vector<NodeIndex> again(found_count);
+      list_from_blocks(again.data());
+      CAPSIM_CHECK(std::equal(again.begin(), again.end(), found), "kube-scheduler: the kept blocks list other nodes");
+    }
+#endif
+    const auto best = static_cast<NodeIndex>(~static_cast<std::uint32_t>(best_key)); // when fused
+    if (found_count == 1) {
+      return list_found ? found[0] : best;
+    }
+    if (fused && !soft_tainted) {
+#ifndef NDEBUG
+      const std::span<const NodeIndex> feasible(found, found_count);
       CAPSIM_CHECK(best == feasible[score(feasible)], "kube-scheduler: the scan's best node differs from score()'s");
 #endif
       return best;
     }
+    if (!list_found) {
+      list_from_blocks(found);
+    }
+    const std::span<const NodeIndex> feasible(found, found_count);
     return feasible[score(feasible)];
   }
 

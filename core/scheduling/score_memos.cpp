@@ -90,6 +90,25 @@ void ScoreMemos::assign_range(const ScoreMemos& from, std::size_t first, std::si
   }
 }
 
+void ScoreMemos::copy_range(std::size_t to, const ScoreMemos& from, std::size_t at, std::size_t n)
+{
+  if (n == 1) { // (most runs: a call to memmove per array would cost more than the entries)
+    for (std::size_t s = 0, i = to, j = at; s < k_slots; ++s, i += m_stride, j += from.m_stride) {
+      m_shape[i] = from.m_shape[j];
+      m_fit[i] = from.m_fit[j];
+      m_balanced[i] = from.m_balanced[j];
+    }
+    return;
+  }
+  for (std::size_t s = 0; s < k_slots; ++s) {
+    const auto i = static_cast<std::ptrdiff_t>(s * m_stride + to);
+    const auto j = static_cast<std::ptrdiff_t>(s * from.m_stride + at);
+    std::copy_n(from.m_shape.begin() + j, n, m_shape.begin() + i);
+    std::copy_n(from.m_fit.begin() + j, n, m_fit.begin() + i);
+    std::copy_n(from.m_balanced.begin() + j, n, m_balanced.begin() + i);
+  }
+}
+
 std::uint64_t ScoreMemos::holding(std::uint32_t shape, std::size_t base) const
 {
   const std::uint16_t* ids = m_shape.data() + slot_of(shape) * m_stride + base;

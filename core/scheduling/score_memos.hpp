@@ -53,15 +53,8 @@ public:
 
   // This table made of `from`'s positions [first, last), at positions 0.. .
   void assign_range(const ScoreMemos& from, std::size_t first, std::size_t last);
-  // Position `to` takes the entries of `from`'s position `at`.
-  void copy_entries(std::size_t to, const ScoreMemos& from, std::size_t at)
-  {
-    for (std::size_t s = 0, i = to, j = at; s < k_slots; ++s, i += m_stride, j += from.m_stride) {
-      m_shape[i] = from.m_shape[j];
-      m_fit[i] = from.m_fit[j];
-      m_balanced[i] = from.m_balanced[j];
-    }
-  }
+  // Positions [to, to + n) take the entries of `from`'s positions [at, at + n).
+  void copy_range(std::size_t to, const ScoreMemos& from, std::size_t at, std::size_t n);
 
   // The higher of `above` and the best key (total << 32) | ~node of the positions base + j for the
   // set bits j of `nodes` (all below size(), each holding `shape` in its slot): total =

@@ -74,10 +74,11 @@ TEST_CASE("Remembered scores follow their positions through resizes and moves", 
     aside.assign_range(memos, 1, 3);
     REQUIRE(aside.size() == 2);
     CHECK(aside.get(ScoreMemos::slot_of(5), 1) == Entry{5, 30, 40});
-    memos.resize(4);
-    memos.copy_entries(3, aside, 1);
-    CHECK(memos.entries(3) == memos.entries(2));
-    CHECK(memos.get(ScoreMemos::slot_of(6), 3) == Entry{6, 50, 60});
+    memos.resize(5);
+    memos.copy_range(3, aside, 0, 2);
+    CHECK(memos.entries(3) == memos.entries(1));
+    CHECK(memos.entries(4) == memos.entries(2));
+    CHECK(memos.get(ScoreMemos::slot_of(6), 4) == Entry{6, 50, 60});
     memos.set_entries(0, aside.entries(0));
     CHECK(memos.get(ScoreMemos::slot_of(5), 0).shape == 0);
   }
