@@ -78,7 +78,6 @@ void ScoreMemos::set_entries(std::size_t pos, const Entries& entries)
 
 void ScoreMemos::assign_range(const ScoreMemos& from, std::size_t first, std::size_t last)
 {
-  resize(0);
   resize(last - first);
   for (std::size_t s = 0; s < k_slots; ++s) {
     const auto at = static_cast<std::ptrdiff_t>(s * from.m_stride + first);

@@ -501,5 +501,50 @@ TEST_CASE("Consolidation: v1.13 orders candidates by disruption cost (fewest pod
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// capsim: without --explain, single-node asks each candidate's remembered stop before making a
+// simulation for it (stops_on_remembered_veto); debug builds solve each such answer and check it.
+
+TEST_CASE("Consolidation Delete: single-node's remembered stops answer the stuck candidates and leave the others "
+          "to the simulation",
+          "[disruption][consolidation]")
+{
+  // Four spot nodes with a 3-CPU pod and 1 CPU free each (no pod has room elsewhere, no
+  // spot-to-spot replacement) and a fifth of 2 CPU whose small pod fits on any of them: only the
+  // fifth goes, whether or not decisions are recorded; its stuck neighbours are answered from memory on
+  // the later passes.
+  const auto run = [](bool explain) {
+    Sim sim;
+    auto& pool = sim.pool("default");
+    pool.requirements.add(
+        model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in, {"spot"}));
+    const auto& spot = sim.most_expensive("spot");
+    for (int i = 0; i < 5; ++i) {
+      const std::string name = fmt::format("node-{}", i);
+      sim.node(name, "default", spot.name, resources(i < 4 ? 4000 : 2000, 0, 100), {}, "spot");
+      PodOpts o = rs_pod();
+      o.cpu_milli = i < 4 ? 3000 : 100;
+      sim.pods_on(name, 1, o);
+    }
+    // Pods arriving now and then change the cluster, so consolidation runs again.
+    PodOpts small = rs_pod();
+    small.cpu_milli = 10;
+    for (int m = 1; m < 30; m += 3) {
+      sim.pending(m * k_minute, 1, small);
+    }
+    const auto result = sim.run(30 * k_minute, explain);
+    INFO(dump(result));
+    return std::tuple{sim.alive(), result.nodes.launched, sim.controller().cache().veto_memo_hits()};
+  };
+  const auto [alive_explained, launched_explained, hits_explained] = run(true);
+  const auto [alive, launched, hits] = run(false);
+  CHECK(alive == std::vector<std::string>{"node-0", "node-1", "node-2", "node-3"});
+  CHECK(launched == 0);
+  CHECK(alive == alive_explained);
+  CHECK(launched == launched_explained);
+  CHECK(hits_explained == 0); // reasons wanted: no early stops
+  CHECK(hits > 0);
+}
+
 } // namespace capsim::karpenter::dtest
 

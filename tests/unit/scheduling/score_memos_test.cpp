@@ -82,6 +82,18 @@ TEST_CASE("Remembered scores follow their positions through resizes and moves", 
     memos.set_entries(0, aside.entries(0));
     CHECK(memos.get(ScoreMemos::slot_of(5), 0).shape == 0);
   }
+  SECTION("a range set aside into a longer table leaves nothing past the range")
+  {
+    ScoreMemos aside;
+    aside.resize(6);
+    for (std::size_t pos = 0; pos < 6; ++pos) {
+      aside.set(ScoreMemos::slot_of(5), pos, {5, 1, 1});
+    }
+    aside.assign_range(memos, 2, 3);
+    REQUIRE(aside.size() == 1);
+    CHECK(aside.holding(5, 0) == 0b1);
+    CHECK(aside.get(ScoreMemos::slot_of(5), 0) == Entry{5, 30, 40});
+  }
   SECTION("holding marks the positions whose slot holds the shape, none past the end")
   {
     CHECK(memos.holding(5, 0) == 0b101);
