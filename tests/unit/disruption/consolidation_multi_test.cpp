@@ -455,16 +455,8 @@ TEST_CASE("Consolidation Multi-NodeClaim: a shorter prefix is answered by a long
   // cannot delete either; a spot replacement is refused (no spot-to-spot).
   const auto run = [](bool explain) {
     Sim sim;
-    auto& pool = sim.pool("default");
-    pool.requirements.add(
-        model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in, {"spot"}));
-    const auto& spot = sim.most_expensive("spot");
     for (int i = 0; i < 4; ++i) {
-      const std::string name = fmt::format("node-{}", i);
-      sim.node(name, "default", spot.name, resources(4000, 0, 100), {}, "spot");
-      PodOpts o = rs_pod();
-      o.cpu_milli = 3000;
-      sim.pods_on(name, 1, o);
+      spot_node_with_pod(sim, fmt::format("node-{}", i), 4000, 3000);
     }
     const auto result = sim.run(30 * k_minute, explain);
     return std::tuple{sim.alive(), result.nodes.launched, sim.controller().cache().prefix_stop_hits()};

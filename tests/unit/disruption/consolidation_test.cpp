@@ -511,20 +511,12 @@ TEST_CASE("Consolidation Delete: single-node's remembered stops answer the stuck
 {
   // Four spot nodes with a 3-CPU pod and 1 CPU free each (no pod has room elsewhere, no
   // spot-to-spot replacement) and a fifth of 2 CPU whose small pod fits on any of them: only the
-  // fifth goes, whether or not decisions are recorded; its stuck neighbours are answered from memory on
+  // fifth goes, whether or not decisions are recorded; the stuck four are answered from memory on
   // the later passes.
   const auto run = [](bool explain) {
     Sim sim;
-    auto& pool = sim.pool("default");
-    pool.requirements.add(
-        model::Requirement::make(std::string(model::labels::k_capacity_type), model::Operator::in, {"spot"}));
-    const auto& spot = sim.most_expensive("spot");
     for (int i = 0; i < 5; ++i) {
-      const std::string name = fmt::format("node-{}", i);
-      sim.node(name, "default", spot.name, resources(i < 4 ? 4000 : 2000, 0, 100), {}, "spot");
-      PodOpts o = rs_pod();
-      o.cpu_milli = i < 4 ? 3000 : 100;
-      sim.pods_on(name, 1, o);
+      spot_node_with_pod(sim, fmt::format("node-{}", i), i < 4 ? 4000 : 2000, i < 4 ? 3000 : 100);
     }
     // Pods arriving now and then change the cluster, so consolidation runs again.
     PodOpts small = rs_pod();

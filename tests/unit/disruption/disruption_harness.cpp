@@ -251,6 +251,19 @@ void ConsolidationSuite::two_cheap_nodes()
   sim.node("node-1", "default", t.name, resources(32000, 0, 100));
 }
 
+void spot_node_with_pod(Sim& sim, const std::string& name, std::int64_t cpu_milli, std::int64_t pod_milli)
+{
+  auto& pool = sim.pool("default");
+  const std::string ct(model::labels::k_capacity_type);
+  if (pool.requirements.find(ct) == nullptr) {
+    pool.requirements.add(model::Requirement::make(ct, model::Operator::in, {"spot"}));
+  }
+  sim.node(name, "default", sim.most_expensive("spot").name, resources(cpu_milli, 0, 100), {}, "spot");
+  PodOpts o = rs_pod();
+  o.cpu_milli = pod_milli;
+  sim.pods_on(name, 1, o);
+}
+
 PodOpts rs_pod()
 {
   PodOpts o;

@@ -131,6 +131,10 @@ struct ConsolidationSuite
 // test.PodOptions of the disruption suites: labels {"app": "test"}, owned by a ReplicaSet.
 [[nodiscard]] PodOpts rs_pod();
 
+// A spot node `name` of NodePool "default" (made spot-only) on its most expensive spot type, with
+// `cpu_milli` allocatable CPU and one rs_pod() of `pod_milli` CPU bound to it.
+void spot_node_with_pod(Sim& sim, const std::string& name, std::int64_t cpu_milli, std::int64_t pod_milli);
+
 // test.PodDisruptionBudget{Labels: labels, MaxUnavailable: 0}, named "pdb".
 [[nodiscard]] model::PodDisruptionBudget blocking_pdb(const model::Labels& labels);
 
