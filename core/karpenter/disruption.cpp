@@ -85,7 +85,13 @@ private:
   void drift_candidates(std::vector<Candidate>& out);
   // Whether a node's answer is one of method m's candidates; records why not, as candidates() does.
   bool admit(Method m, NodeIndex n, const CandidateCheck& check, bool record_keeps);
+  // The same for a graceful method's kept answer, recording nothing: what it derives apart from
+  // the clock is kept in the entry (a poll asks it of every node, and few change between polls).
+  bool admit_quietly(Method m, const CandidateChecks::Entry& e);
   bool should_disrupt(Method m, const Candidate& c, std::string* why); // why: the reason, when not null
+  // ShouldDisrupt for a graceful method apart from consolidateAfter: what the candidate and its
+  // node's record (as its stamp has it) decide.
+  bool may_disrupt(Method m, const Candidate& c, std::string* why);
   bool drifted(NodeIndex n);
   SimTime drift_time(NodeIndex n) const;
   template <typename Element>
@@ -383,20 +389,28 @@ SimTime DisruptionController::drift_time(NodeIndex n) const
 
 bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::string* why)
 {
+  if (m == Method::drift) {
+    return drifted(c.node);
+  }
+  if (!may_disrupt(m, c, why)) {
+    return false;
+  }
+  const auto& pool = pools()[c.pool];
+  if (m_now >= consolidatable_at(m_cluster->node(c.node), pool)) {
+    return true;
+  }
+  if (why != nullptr) {
+    *why = fmt::format("consolidateAfter ({}) has not elapsed since the last pod event", format_duration(pool.consolidate_after));
+  }
+  return false;
+}
+
+bool DisruptionController::may_disrupt(Method m, const Candidate& c, std::string* why)
+{
   const auto& node = m_cluster->node(c.node);
   const auto& pool = pools()[c.pool];
   const bool v113 = m_v113;
-  const auto consolidatable = [&]() {
-    const SimTime at = consolidatable_at(node, pool);
-    if (m_now >= at) {
-      return true;
-    }
-    if (why != nullptr) {
-      *why = fmt::format("consolidateAfter ({}) has not elapsed since the last pod event", format_duration(pool.consolidate_after));
-    }
-    return false;
-  };
-  if (pool.replicas && m != Method::drift) {
+  if (pool.replicas) {
     if (why != nullptr) {
       *why = "NodePool " + pool.name + " is static (spec.replicas): its nodes are never consolidated";
     }
@@ -410,11 +424,8 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
       }
       return false;
     }
-    if (!is_empty(c, v113)) {
-      return false;
-    }
-    return consolidatable();
-  case Method::drift: return drifted(c.node);
+    return is_empty(c, v113);
+  case Method::drift: return false;
   case Method::multi_node:
   case Method::single_node:
     if (c.instance_type == nullptr) {
@@ -448,7 +459,7 @@ bool DisruptionController::should_disrupt(Method m, const Candidate& c, std::str
       }
       return false;
     }
-    return consolidatable();
+    return true;
   }
   return false;
 }
@@ -486,6 +497,28 @@ bool DisruptionController::admit(Method m, NodeIndex n, const CandidateCheck& ch
   return true;
 }
 
+bool DisruptionController::admit_quietly(Method m, const CandidateChecks::Entry& e)
+{
+  if (!e.check.candidate) {
+    return false;
+  }
+  const Candidate& c = *e.check.candidate;
+  // (Multi-node and single-node ask the same.)
+  const unsigned kind = m == Method::emptiness ? 0U : 2U;
+  const auto known = static_cast<std::uint8_t>(1U << kind);
+  const auto admits = static_cast<std::uint8_t>(2U << kind);
+  if ((e.verdicts & known) == 0) {
+    e.verdicts = static_cast<std::uint8_t>(e.verdicts | known | (may_disrupt(m, c, nullptr) ? admits : 0U));
+  }
+  // (The clock's part is read anew: a pod of the node's that the node does not list, as a
+  // DaemonSet's, moves the last pod event without a new stamp.)
+  const bool admitted = (e.verdicts & admits) != 0 && m_now >= consolidatable_at(m_cluster->node(c.node), pools()[c.pool]);
+#ifndef NDEBUG
+  CAPSIM_CHECK(admitted == should_disrupt(m, c, nullptr), "disruption: a kept verdict differs from ShouldDisrupt");
+#endif
+  return admitted;
+}
+
 void DisruptionController::candidates(Method m, std::vector<const Candidate*>& out, bool record_keeps)
 {
   CAPSIM_CHECK(m != Method::drift, "disruption: drift's candidates are not the graceful answers");
@@ -499,12 +532,13 @@ void DisruptionController::candidates(Method m, std::vector<const Candidate*>& o
     // Only an empty candidate can be admitted, and no reason is recorded for the others.
     for (const std::uint32_t i : m_graceful_checks.maybe_empty()) {
       const auto& e = entries[i];
-      if (admit(m, e.node, e.check, false)) {
+      if (admit_quietly(m, e)) {
         out.push_back(&*e.check.candidate);
       }
     }
     return;
   }
+  const bool quiet = !(record_keeps && m_act->records_decisions());
   constexpr std::size_t k_ahead = 8;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (i + k_ahead < entries.size()) {
@@ -516,7 +550,7 @@ void DisruptionController::candidates(Method m, std::vector<const Candidate*>& o
       __builtin_prefetch(&ahead.last_pod_event);
     }
     const auto& e = entries[i];
-    if (admit(m, e.node, e.check, record_keeps)) {
+    if (quiet ? admit_quietly(m, e) : admit(m, e.node, e.check, record_keeps)) {
       out.push_back(&*e.check.candidate);
     }
   }

@@ -575,6 +575,7 @@ bool CandidateChecks::update(const CandidateContext& ctx)
       }
       m_entries[write].node = n;
       m_entries[write].check.lasting = false; // worked out below
+      m_entries[write].verdicts = 0;
     }
     Entry& e = m_entries[write++];
 #ifndef NDEBUG
@@ -587,6 +588,7 @@ bool CandidateChecks::update(const CandidateContext& ctx)
       e.stamp = cluster.node_stamp(n);
       e.pods_revision = node.pods_revision;
       e.check = make_candidate(ctx, n, DisruptionClass::graceful);
+      e.verdicts = 0;
     } else if (e.check.candidate && ctx.disruption_costs) {
       e.check.candidate->disruption_cost = e.check.all_cost * lifetime_left(node, ctx.now);
     }

@@ -280,6 +280,10 @@ public:
     std::uint64_t stamp = 0;         // the node's Cluster::node_stamp when worked out
     std::uint64_t pods_revision = 0; // its NodeState::pods_revision then
     CandidateCheck check;
+    // What a reader derived from `check` and the node's record as its stamp has it (the clock
+    // aside): bit 2m set when known for method kind m, bit 2m+1 when it admits. Cleared whenever
+    // the answer is worked out again.
+    mutable std::uint8_t verdicts = 0;
   };
 
   // The answers make_candidate(ctx, node, graceful) gives now, for the nodes owned by a NodePool

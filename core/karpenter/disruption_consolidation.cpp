@@ -242,10 +242,16 @@ struct SimulationStart
   bool no_pdbs = false;
 };
 
+void end_simulation(const SimulationStart& start);
+
 SimulationStart start_simulation(const SimulationContext& ctx, std::span<const Candidate> candidates,
                                  bool consolidation, bool sketch, bool stop_on_delete_veto)
 {
   const auto& cluster = *ctx.cluster;
+  if (auto& held = ctx.scratch.held_stop_check) {
+    end_simulation({&*ctx.scratch.input, *held});
+    held.reset();
+  }
   if (!ctx.scratch.input) {
     ctx.scratch.input = ctx.controller->solve_input(cluster, *ctx.actuator);
     ctx.scratch.input->cluster = &cluster;
@@ -364,10 +370,34 @@ bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c)
   if (!sketch || ctx.reasons) {
     return false;
   }
-  const SimulationStart start = start_simulation(ctx, std::span(&c, 1), true, sketch, true);
-  const bool stops = remembered_stop(ctx, start, std::span(&c, 1));
-  end_simulation(start);
-  return stops;
+  auto& held = ctx.scratch.held_stop_check;
+  SimulationStart start;
+  if (held) {
+    // Set up for the last candidate asked: only the node left out differs (start_simulation
+    // ends the hold before any other simulation).
+    start = {&*ctx.scratch.input, *held, ctx.scratch.input->options.stop_on_delete_veto,
+             ctx.pdbs == nullptr || ctx.pdbs->empty()};
+    start.in->excluded_nodes.front() = c.node;
+  } else {
+    start = start_simulation(ctx, std::span(&c, 1), true, sketch, true);
+    held = start.base_options;
+  }
+#ifndef NDEBUG
+  {
+    // The same set-up as a fresh start would make.
+    const SolveInput kept = *start.in;
+    const SimulationStart fresh = start_simulation(ctx, std::span(&c, 1), true, sketch, true);
+    CAPSIM_CHECK(fresh.stop_on_delete_veto == start.stop_on_delete_veto && fresh.no_pdbs == start.no_pdbs
+                     && kept.excluded_nodes == fresh.in->excluded_nodes && kept.pods == fresh.in->pods
+                     && kept.options.stop_on_delete_veto == fresh.in->options.stop_on_delete_veto
+                     && kept.options.consolidation_simulation == fresh.in->options.consolidation_simulation
+                     && kept.options.sketch_claims == fresh.in->options.sketch_claims
+                     && kept.options.now == fresh.in->options.now,
+                 "stops_on_remembered_veto: a held set-up differs from a fresh one");
+    held = fresh.base_options;
+  }
+#endif
+  return remembered_stop(ctx, start, std::span(&c, 1));
 }
 
 Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates, bool consolidation,

@@ -73,6 +73,10 @@ struct SimulationContext
     // order: multi-node's binary search simulates shorter prefixes of one list after a stop.
     std::vector<cluster::NodeIndex> stopped_candidates;
     cluster::PodIndex stop_pod = cluster::k_none;
+    // stops_on_remembered_veto leaves the input set up between its calls (a single-node pass
+    // asks it of hundreds of candidates in a row, and they differ only in the node left out):
+    // the options to restore before any other simulation starts, while it is held.
+    std::optional<SolveOptions> held_stop_check;
   };
   mutable Scratch scratch;
 };
