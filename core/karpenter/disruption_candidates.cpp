@@ -489,11 +489,15 @@ const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const Candid
   if (m_basis != basis) {
     m_basis = basis;
     m_entries.clear();
+    m_settled = false;
   }
-  if (!update(ctx)) {
-    m_entries.clear();
-    const bool listed = update(ctx); // (nothing kept: every node is listed at the end)
-    CAPSIM_CHECK(listed, "candidate checks: a node listed out of order");
+  if (!m_settled || !update_changed(ctx)) {
+    if (!update(ctx)) {
+      m_entries.clear();
+      const bool listed = update(ctx); // (nothing kept: every node is listed at the end)
+      CAPSIM_CHECK(listed, "candidate checks: a node listed out of order");
+    }
+    settle(*ctx.cluster);
   }
 #ifndef NDEBUG
   std::size_t at = 0;
@@ -540,7 +544,6 @@ bool CandidateChecks::update(const CandidateContext& ctx)
   const bool anew = old == 0 && ctx.memo != nullptr;
   std::size_t read = 0;
   std::size_t write = 0;
-  m_maybe_empty.clear();
   constexpr std::size_t k_ahead = 8;
   for (std::size_t i = 0; i < alive.size(); ++i) {
     if (i + 2 * k_ahead < alive.size()) {
@@ -575,7 +578,6 @@ bool CandidateChecks::update(const CandidateContext& ctx)
       }
       m_entries[write].node = n;
       m_entries[write].check.lasting = false; // worked out below
-      m_entries[write].verdicts = 0;
     }
     Entry& e = m_entries[write++];
 #ifndef NDEBUG
@@ -585,18 +587,147 @@ bool CandidateChecks::update(const CandidateContext& ctx)
     const bool stands = e.check.lasting && e.stamp == cluster.node_stamp(n) && e.pods_revision == node.pods_revision
                         && !(ctx.nominations_end > ctx.now && ctx.nominated_until(n) > ctx.now);
     if (!stands) {
-      e.stamp = cluster.node_stamp(n);
-      e.pods_revision = node.pods_revision;
-      e.check = make_candidate(ctx, n, DisruptionClass::graceful);
-      e.verdicts = 0;
+      recheck(ctx, e);
     } else if (e.check.candidate && ctx.disruption_costs) {
       e.check.candidate->disruption_cost = e.check.all_cost * lifetime_left(node, ctx.now);
     }
-    if (e.check.candidate && (is_empty(*e.check.candidate, true) || is_empty(*e.check.candidate, false))) {
-      m_maybe_empty.push_back(static_cast<std::uint32_t>(write - 1));
-    }
   }
   m_entries.resize(write);
+  return true;
+}
+
+void CandidateChecks::recheck(const CandidateContext& ctx, Entry& e)
+{
+  const auto& cluster = *ctx.cluster;
+  e.stamp = cluster.node_stamp(e.node);
+  e.pods_revision = cluster.node(e.node).pods_revision;
+  e.check = make_candidate(ctx, e.node, DisruptionClass::graceful);
+  e.verdicts = 0;
+  const auto& c = e.check.candidate;
+  e.maybe_empty = c && (is_empty(*c, true) || is_empty(*c, false));
+}
+
+void CandidateChecks::settle(const cluster::Cluster& cluster)
+{
+  m_node_log_seen = cluster.node_log().size();
+  m_bindings_seen = cluster.binding_log().size();
+  std::fill(m_position.begin(), m_position.end(), 0U);
+  m_unsettled.clear();
+  for (std::size_t i = 0; i < m_entries.size(); ++i) {
+    const auto& e = m_entries[i];
+    if (m_position.size() <= e.node) {
+      m_position.resize(static_cast<std::size_t>(e.node) + 1, 0U);
+    }
+    m_position[e.node] = static_cast<std::uint32_t>(i + 1);
+    if (!e.check.lasting) {
+      m_unsettled.push_back(e.node);
+    }
+  }
+  list_maybe_empty();
+  m_settled = true;
+}
+
+void CandidateChecks::list_maybe_empty()
+{
+  m_maybe_empty.clear();
+  for (std::size_t i = 0; i < m_entries.size(); ++i) {
+    if (m_entries[i].maybe_empty) {
+      m_maybe_empty.push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+}
+
+bool CandidateChecks::update_changed(const CandidateContext& ctx)
+{
+  const auto& cluster = *ctx.cluster;
+  const auto& log = cluster.node_log();
+  const auto& bindings = cluster.binding_log();
+  if (log.size() < m_node_log_seen || bindings.size() < m_bindings_seen) {
+    return false;
+  }
+  // The nodes whose answer may have changed: stamped (joined, left, changed), bound to or unbound
+  // from, not lasting, or nominated now.
+  auto& dirty = m_dirty;
+  dirty.clear();
+  for (std::size_t i = m_node_log_seen; i < log.size(); ++i) {
+    dirty.push_back(log[i]);
+  }
+  for (std::size_t i = m_bindings_seen; i < bindings.size(); ++i) {
+    dirty.push_back(bindings[i].node);
+  }
+  dirty.insert(dirty.end(), m_unsettled.begin(), m_unsettled.end());
+  if (ctx.nominations_end > ctx.now) {
+    for (const auto& e : m_entries) {
+      if (ctx.nominated_until(e.node) > ctx.now) {
+        dirty.push_back(e.node);
+      }
+    }
+  }
+  std::sort(dirty.begin(), dirty.end());
+  dirty.erase(std::unique(dirty.begin(), dirty.end()), dirty.end());
+  const auto listed = [&cluster](cluster::NodeIndex n) {
+    const auto& node = cluster.node(n);
+    return node.alive() && node.owner == cluster::NodeOwner::node_pool;
+  };
+  const auto position = [this](cluster::NodeIndex n) -> std::uint32_t {
+    return n < m_position.size() ? m_position[n] : 0U;
+  };
+  // Nodes join the list at its end only (a node listed between kept ones takes the walk).
+  const cluster::NodeIndex last = m_entries.empty() ? 0 : m_entries.back().node;
+  for (const cluster::NodeIndex n : dirty) {
+    if (position(n) == 0 && listed(n) && !m_entries.empty() && n < last) {
+      return false;
+    }
+  }
+  bool moved = false;     // an entry left: positions close up
+  bool emptiness = false; // the list of empty candidates changes
+  m_unsettled.clear();
+  for (const cluster::NodeIndex n : dirty) {
+    std::uint32_t at = position(n);
+    if (!listed(n)) {
+      if (at != 0) {
+        m_entries[at - 1].node = cluster::k_none; // (closed up below)
+        m_position[n] = 0;
+        moved = true;
+      }
+      continue;
+    }
+    if (at == 0) {
+      m_entries.emplace_back();
+      m_entries.back().node = n;
+      at = static_cast<std::uint32_t>(m_entries.size());
+      if (m_position.size() <= n) {
+        m_position.resize(static_cast<std::size_t>(n) + 1, 0U);
+      }
+      m_position[n] = at;
+      emptiness = true;
+    }
+    Entry& e = m_entries[at - 1];
+    const bool was_empty = e.maybe_empty;
+    recheck(ctx, e);
+    emptiness = emptiness || e.maybe_empty != was_empty;
+    if (!e.check.lasting) {
+      m_unsettled.push_back(n);
+    }
+  }
+  if (moved) {
+    std::erase_if(m_entries, [](const Entry& e) { return e.node == cluster::k_none; });
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+      m_position[m_entries[i].node] = static_cast<std::uint32_t>(i + 1);
+    }
+  }
+  if (moved || emptiness) {
+    list_maybe_empty();
+  }
+  if (ctx.disruption_costs) {
+    for (auto& e : m_entries) {
+      if (e.check.candidate) {
+        e.check.candidate->disruption_cost = e.check.all_cost * lifetime_left(cluster.node(e.node), ctx.now);
+      }
+    }
+  }
+  m_node_log_seen = log.size();
+  m_bindings_seen = bindings.size();
   return true;
 }
 

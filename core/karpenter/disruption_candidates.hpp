@@ -284,6 +284,7 @@ public:
     // aside): bit 2m set when known for method kind m, bit 2m+1 when it admits. Cleared whenever
     // the answer is worked out again.
     mutable std::uint8_t verdicts = 0;
+    bool maybe_empty = false; // a candidate empty by either version's rule (maybe_empty())
   };
 
   // The answers make_candidate(ctx, node, graceful) gives now, for the nodes owned by a NodePool
@@ -306,13 +307,31 @@ private:
     bool operator==(const Basis&) const = default;
   };
 
-  // Brings the kept answers up to date in place; false when a node must be listed between kept
-  // ones (the list is then made anew).
+  // Brings the kept answers up to date in place, walking every node; false when a node must be
+  // listed between kept ones (the list is then made anew).
   [[nodiscard]] bool update(const CandidateContext& ctx);
+  // The same from the cluster's logs since the last refresh: only the nodes stamped or bound to
+  // since, those whose answer is not lasting and those nominated are asked again (a poll changes
+  // a few dozen nodes of thousands). False, having changed nothing, when it cannot tell so (a node
+  // to list between kept ones): update() then walks every node.
+  [[nodiscard]] bool update_changed(const CandidateContext& ctx);
+  // Works an entry's answer out again.
+  void recheck(const CandidateContext& ctx, Entry& e);
+  // What update_changed starts from, after a walk of every node: positions by node, the nodes
+  // whose answer is not lasting and the lists of empty candidates.
+  void settle(const cluster::Cluster& cluster);
+  void list_maybe_empty();
 
   std::vector<Entry> m_entries;
   std::vector<std::uint32_t> m_maybe_empty;
   std::optional<Basis> m_basis;
+  // update_changed's state, valid after a walk (settle) for the Basis of then.
+  bool m_settled = false;
+  std::size_t m_node_log_seen = 0;           // Cluster::node_log entries the answers reflect
+  std::size_t m_bindings_seen = 0;           // Cluster::binding_log entries alike
+  std::vector<std::uint32_t> m_position;     // by node: 1 + its entry's position, 0 for none
+  std::vector<cluster::NodeIndex> m_unsettled; // nodes whose answer is not lasting
+  std::vector<cluster::NodeIndex> m_dirty;     // update_changed's scratch
 };
 
 // The instance type named `name` among a NodePool's types, or nullptr.
