@@ -502,19 +502,16 @@ bool DisruptionController::admit_quietly(Method m, const CandidateChecks::Entry&
   if (!e.check.candidate) {
     return false;
   }
-  const Candidate& c = *e.check.candidate;
   // (Multi-node and single-node ask the same.)
-  const unsigned kind = m == Method::emptiness ? 0U : 2U;
-  const auto known = static_cast<std::uint8_t>(1U << kind);
-  const auto admits = static_cast<std::uint8_t>(2U << kind);
-  if ((e.verdicts & known) == 0) {
-    e.verdicts = static_cast<std::uint8_t>(e.verdicts | known | (may_disrupt(m, c, nullptr) ? admits : 0U));
+  SimTime& due = e.due[m == Method::emptiness ? 0 : 1];
+  if (due == CandidateChecks::Entry::k_unknown) {
+    const Candidate& c = *e.check.candidate;
+    due = may_disrupt(m, c, nullptr) ? consolidatable_at(m_cluster->node(c.node), pools()[c.pool]) : k_never;
   }
-  // (The clock's part is read anew: a pod of the node's that the node does not list, as a
-  // DaemonSet's, moves the last pod event without a new stamp.)
-  const bool admitted = (e.verdicts & admits) != 0 && m_now >= consolidatable_at(m_cluster->node(c.node), pools()[c.pool]);
+  const bool admitted = due != k_never && m_now >= due;
 #ifndef NDEBUG
-  CAPSIM_CHECK(admitted == should_disrupt(m, c, nullptr), "disruption: a kept verdict differs from ShouldDisrupt");
+  CAPSIM_CHECK(admitted == should_disrupt(m, *e.check.candidate, nullptr),
+               "disruption: a kept verdict differs from ShouldDisrupt");
 #endif
   return admitted;
 }
@@ -541,7 +538,7 @@ void DisruptionController::candidates(Method m, std::vector<const Candidate*>& o
   const bool quiet = !(record_keeps && m_act->records_decisions());
   constexpr std::size_t k_ahead = 8;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (i + k_ahead < entries.size()) {
+    if (!quiet && i + k_ahead < entries.size()) {
       // (ShouldDisrupt reads the node's record, scattered over the run: loaded ahead.)
       const auto& ahead = m_cluster->node(entries[i + k_ahead].node);
       __builtin_prefetch(&ahead.zone);

@@ -580,6 +580,7 @@ bool CandidateChecks::update(const CandidateContext& ctx)
       m_entries[write].check.lasting = false; // worked out below
     }
     Entry& e = m_entries[write++];
+    e.due = {Entry::k_unknown, Entry::k_unknown};
 #ifndef NDEBUG
     CAPSIM_CHECK(ctx.nominations_end > ctx.now || ctx.nominated_until(n) <= ctx.now,
                  "candidate checks: a node nominated past the end of every nomination");
@@ -602,7 +603,7 @@ void CandidateChecks::recheck(const CandidateContext& ctx, Entry& e)
   e.stamp = cluster.node_stamp(e.node);
   e.pods_revision = cluster.node(e.node).pods_revision;
   e.check = make_candidate(ctx, e.node, DisruptionClass::graceful);
-  e.verdicts = 0;
+  e.due = {Entry::k_unknown, Entry::k_unknown};
   const auto& c = e.check.candidate;
   e.maybe_empty = c && (is_empty(*c, true) || is_empty(*c, false));
 }

@@ -280,10 +280,12 @@ public:
     std::uint64_t stamp = 0;         // the node's Cluster::node_stamp when worked out
     std::uint64_t pods_revision = 0; // its NodeState::pods_revision then
     CandidateCheck check;
-    // What a reader derived from `check` and the node's record as its stamp has it (the clock
-    // aside): bit 2m set when known for method kind m, bit 2m+1 when it admits. Cleared whenever
-    // the answer is worked out again.
-    mutable std::uint8_t verdicts = 0;
+    // What a reader derived from `check` and the node's record, per method kind: from when the
+    // candidate is one of its candidates (k_never: not while the answer stands), or k_unknown.
+    // Reset whenever the answer is worked out again, and by a walk of every node (which keeps
+    // answers over a binding of a pod the node does not list, and so its last pod event).
+    static constexpr SimTime k_unknown = std::numeric_limits<SimTime>::min();
+    mutable std::array<SimTime, 2> due{k_unknown, k_unknown};
     bool maybe_empty = false; // a candidate empty by either version's rule (maybe_empty())
   };
 
