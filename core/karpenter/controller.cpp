@@ -339,6 +339,7 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   const Duration window = nomination_window(m_scenario.settings.karpenter);
   for (const auto& p : result.existing) {
     m_nominated_until[p.node] = now + window;
+    m_nomination_log.push_back(p.node);
     m_nominations_end = std::max(m_nominations_end, now + window);
   }
   launch_claims(now, result, actuator, cluster);
@@ -347,6 +348,7 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   for (const NodeIndex n : cluster.alive_node_indices()) {
     if (cluster.node(n).created_at == now) {
       m_nominated_until[n] = now + window;
+      m_nomination_log.push_back(n);
       m_nominations_end = std::max(m_nominations_end, now + window);
     }
   }

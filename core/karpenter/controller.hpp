@@ -54,6 +54,8 @@ public:
   [[nodiscard]] std::span<const SimTime> nominations() const { return m_nominated_until; }
   // No node is nominated past this time (-1: none ever was).
   [[nodiscard]] SimTime nominations_end() const { return m_nominations_end; }
+  // The node of every nomination made, in order (CandidateContext::nomination_logs).
+  [[nodiscard]] std::span<const cluster::NodeIndex> nomination_log() const { return m_nomination_log; }
 
   // Disruption controller hook: called every poll (10 s) after provisioning. Installed by
   // the disruption module; returns true when it started a command.
@@ -184,6 +186,7 @@ private:
   SimTime m_disruption_wake = -1; // request_disruption_wake
   std::vector<SimTime> m_nominated_until; // per node
   SimTime m_nominations_end = -1;         // the latest of them
+  std::vector<cluster::NodeIndex> m_nomination_log;
   std::int64_t m_solves = 0;
   std::int64_t m_launch_failures = 0;
 };

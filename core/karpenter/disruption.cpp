@@ -135,6 +135,7 @@ private:
   std::vector<InFlight> m_queue;
   std::vector<SimTime> m_nominated; // per node: nominated by a started command until
   SimTime m_nominations_end = -1;   // the latest of them
+  std::vector<NodeIndex> m_nomination_log; // the node of each nomination, in order
 
   // ConsolidationState (state/cluster.go): a version bumped on cluster changes and every 5 min.
   std::size_t m_seen_bindings = 0;
@@ -473,6 +474,7 @@ CandidateContext DisruptionController::candidate_context()
   ctx.now = m_now;
   ctx.nominations = {std::span<const SimTime>(m_nominated), m_ctl.nominations()};
   ctx.nominations_end = std::max(m_nominations_end, m_ctl.nominations_end());
+  ctx.nomination_logs = std::array<std::span<const NodeIndex>, 2>{m_nomination_log, m_ctl.nomination_log()};
   ctx.in_queue = [this](NodeIndex n) { return in_queue(n); };
   ctx.memo = &m_candidate_memo;
   ctx.disruption_costs = m_v113;
@@ -1092,6 +1094,7 @@ bool DisruptionController::start(Command cmd)
   m_nominated.resize(m_cluster->nodes().size(), -1);
   for (const auto& pl : cmd.existing) {
     m_nominated[pl.node] = std::max(m_nominated[pl.node], m_now + window);
+    m_nomination_log.push_back(pl.node);
     m_nominations_end = std::max(m_nominations_end, m_now + window);
   }
   if (!cmd.is_replace()) {

@@ -497,7 +497,7 @@ const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const Candid
       const bool listed = update(ctx); // (nothing kept: every node is listed at the end)
       CAPSIM_CHECK(listed, "candidate checks: a node listed out of order");
     }
-    settle(*ctx.cluster);
+    settle(ctx);
   }
 #ifndef NDEBUG
   std::size_t at = 0;
@@ -608,10 +608,15 @@ void CandidateChecks::recheck(const CandidateContext& ctx, Entry& e)
   e.maybe_empty = c && (is_empty(*c, true) || is_empty(*c, false));
 }
 
-void CandidateChecks::settle(const cluster::Cluster& cluster)
+void CandidateChecks::settle(const CandidateContext& ctx)
 {
+  const auto& cluster = *ctx.cluster;
   m_node_log_seen = cluster.node_log().size();
   m_bindings_seen = cluster.binding_log().size();
+  m_nominations_logged = ctx.nomination_logs.has_value();
+  if (ctx.nomination_logs) {
+    m_nominations_seen = {(*ctx.nomination_logs)[0].size(), (*ctx.nomination_logs)[1].size()};
+  }
   std::fill(m_position.begin(), m_position.end(), 0U);
   m_unsettled.clear();
   for (std::size_t i = 0; i < m_entries.size(); ++i) {
@@ -646,6 +651,12 @@ bool CandidateChecks::update_changed(const CandidateContext& ctx)
   if (log.size() < m_node_log_seen || bindings.size() < m_bindings_seen) {
     return false;
   }
+  const auto& nominations = ctx.nomination_logs;
+  if (nominations.has_value() != m_nominations_logged
+      || (nominations
+          && ((*nominations)[0].size() < m_nominations_seen[0] || (*nominations)[1].size() < m_nominations_seen[1]))) {
+    return false;
+  }
   // The nodes whose answer may have changed: stamped (joined, left, changed), bound to or unbound
   // from, not lasting, or nominated now.
   auto& dirty = m_dirty;
@@ -656,8 +667,14 @@ bool CandidateChecks::update_changed(const CandidateContext& ctx)
   for (std::size_t i = m_bindings_seen; i < bindings.size(); ++i) {
     dirty.push_back(bindings[i].node);
   }
+  // (A node nominated at the last refresh and still is was blocked then, and is unsettled.)
   dirty.insert(dirty.end(), m_unsettled.begin(), m_unsettled.end());
-  if (ctx.nominations_end > ctx.now) {
+  if (nominations) {
+    for (std::size_t l = 0; l < 2; ++l) {
+      const auto& list = (*nominations)[l];
+      dirty.insert(dirty.end(), list.begin() + static_cast<std::ptrdiff_t>(m_nominations_seen[l]), list.end());
+    }
+  } else if (ctx.nominations_end > ctx.now) {
     for (const auto& e : m_entries) {
       if (ctx.nominated_until(e.node) > ctx.now) {
         dirty.push_back(e.node);
@@ -729,6 +746,9 @@ bool CandidateChecks::update_changed(const CandidateContext& ctx)
   }
   m_node_log_seen = log.size();
   m_bindings_seen = bindings.size();
+  if (nominations) {
+    m_nominations_seen = {(*nominations)[0].size(), (*nominations)[1].size()};
+  }
   return true;
 }
 

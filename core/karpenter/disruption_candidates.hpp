@@ -229,6 +229,9 @@ struct CandidateContext
   std::array<std::span<const SimTime>, 2> nominations{};
   // No node is nominated past this time (nominated_until need not be asked at or after it).
   SimTime nominations_end = std::numeric_limits<SimTime>::max();
+  // Optional: the node of every change to `nominations`, each list in order and only ever
+  // appended to, so that kept answers need not ask every node whether it is nominated now.
+  std::optional<std::array<std::span<const cluster::NodeIndex>, 2>> nomination_logs;
   // Nodes already in a disruption command (the orchestration queue).
   std::function<bool(cluster::NodeIndex)> in_queue;
   // Optional; results are the same without it.
@@ -321,7 +324,7 @@ private:
   void recheck(const CandidateContext& ctx, Entry& e);
   // What update_changed starts from, after a walk of every node: positions by node, the nodes
   // whose answer is not lasting and the lists of empty candidates.
-  void settle(const cluster::Cluster& cluster);
+  void settle(const CandidateContext& ctx);
   void list_maybe_empty();
 
   std::vector<Entry> m_entries;
@@ -331,6 +334,8 @@ private:
   bool m_settled = false;
   std::size_t m_node_log_seen = 0;           // Cluster::node_log entries the answers reflect
   std::size_t m_bindings_seen = 0;           // Cluster::binding_log entries alike
+  bool m_nominations_logged = false;               // the context had CandidateContext::nomination_logs
+  std::array<std::size_t, 2> m_nominations_seen{}; // their entries the answers reflect
   std::vector<std::uint32_t> m_position;     // by node: 1 + its entry's position, 0 for none
   std::vector<cluster::NodeIndex> m_unsettled; // nodes whose answer is not lasting
   std::vector<cluster::NodeIndex> m_dirty;     // update_changed's scratch

@@ -459,6 +459,9 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
   // nomination ends, as the controllers tell them; the fresh ones ask for every node. With a PDB
   // over some of the pods, answers also change with pods elsewhere.
   const bool with_pdb = GENERATE(false, true);
+  // The kept checks either read a log of the nominations made, as the controllers give it, or
+  // ask every node whether it is nominated.
+  const bool logged = GENERATE(false, true);
   MemoCluster mc;
   auto& c = mc.c;
   std::vector<cluster::NodeIndex> nodes;
@@ -485,6 +488,7 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
     pods.push_back(c.add_pod(p));
   }
   std::vector<SimTime> nominated;
+  std::vector<cluster::NodeIndex> nomination_log;
   SimTime nominations_end = -1;
   std::vector<cluster::NodeIndex> queued;
   std::uint64_t queue_version = 0;
@@ -529,6 +533,7 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
     case 4:
       nominated.resize(c.nodes().size(), -1);
       nominated[n] = now + static_cast<SimTime>(rng.below(3)) * k_minute;
+      nomination_log.push_back(n);
       nominations_end = std::max(nominations_end, nominated[n]);
       break;
     case 5:
@@ -559,6 +564,9 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
     with.now = without.now = now;
     with.nominations[0] = without.nominations[0] = nominated;
     with.nominations_end = nominations_end;
+    if (logged) {
+      with.nomination_logs = std::array<std::span<const cluster::NodeIndex>, 2>{nomination_log, {}};
+    }
     std::optional<PdbLimits> limits;
     if (with_pdb) {
       limits.emplace(budgets, c);
