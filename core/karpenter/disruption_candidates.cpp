@@ -492,6 +492,7 @@ const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const Candid
     m_settled = false;
   }
   if (!m_settled || !update_changed(ctx)) {
+    ++m_walks;
     if (!update(ctx)) {
       m_entries.clear();
       const bool listed = update(ctx); // (nothing kept: every node is listed at the end)

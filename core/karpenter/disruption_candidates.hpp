@@ -298,6 +298,8 @@ public:
   // Positions in refresh()'s list of the candidates that may be empty (is_empty by either
   // version's rule): the others are never Emptiness candidates.
   [[nodiscard]] const std::vector<std::uint32_t>& maybe_empty() const { return m_maybe_empty; }
+  // How many refreshes walked every node (the others read the logs only).
+  [[nodiscard]] std::size_t walks() const { return m_walks; }
 
 private:
   // What every kept answer was worked out under; any change starts over.
@@ -339,6 +341,7 @@ private:
   std::vector<std::uint32_t> m_position;     // by node: 1 + its entry's position, 0 for none
   std::vector<cluster::NodeIndex> m_unsettled; // nodes whose answer is not lasting
   std::vector<cluster::NodeIndex> m_dirty;     // update_changed's scratch
+  std::size_t m_walks = 0;
 };
 
 // The instance type named `name` among a NodePool's types, or nullptr.

@@ -492,6 +492,8 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
   SimTime nominations_end = -1;
   std::vector<cluster::NodeIndex> queued;
   std::uint64_t queue_version = 0;
+  std::uint64_t refreshed_version = 0;
+  std::size_t walks = 0; // refreshes that must walk every node: the first and each new queue
   CandidateMemos memo;
   CandidateContext with = mc.context(&memo);
   CandidateContext without = mc.context(nullptr);
@@ -572,7 +574,13 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
       limits.emplace(budgets, c);
       with.pdbs = without.pdbs = &*limits;
     }
+    if (step == 0 || queue_version != refreshed_version) {
+      ++walks;
+    }
+    refreshed_version = queue_version;
     const auto& entries = checks.refresh(with, queue_version);
+    // (Nodes join at the end only: every other refresh reads the logs.)
+    REQUIRE(checks.walks() == walks);
     std::vector<std::uint32_t> maybe_empty;
     std::size_t at = 0;
     for (const auto node : c.alive_node_indices()) {
