@@ -85,8 +85,8 @@ private:
   void drift_candidates(std::vector<Candidate>& out);
   // Whether a node's answer is one of method m's candidates; records why not, as candidates() does.
   bool admit(Method m, NodeIndex n, const CandidateCheck& check, bool record_keeps);
-  // The same for a graceful method's kept answer, recording nothing: what it derives apart from
-  // the clock is kept in the entry (a poll asks it of every node, and few change between polls).
+  // The same for a graceful method's kept answer, recording nothing: from when it admits the
+  // candidate is kept in the entry (a poll asks it of every node, and few change between polls).
   bool admit_quietly(Method m, const CandidateChecks::Entry& e);
   bool should_disrupt(Method m, const Candidate& c, std::string* why); // why: the reason, when not null
   // ShouldDisrupt for a graceful method apart from consolidateAfter: what the candidate and its

@@ -325,7 +325,7 @@ private:
   // Works an entry's answer out again.
   void recheck(const CandidateContext& ctx, Entry& e);
   // What update_changed starts from, after a walk of every node: positions by node, the nodes
-  // whose answer is not lasting and the lists of empty candidates.
+  // whose answer is not lasting and the list of candidates that may be empty.
   void settle(const CandidateContext& ctx);
   void list_maybe_empty();
 
