@@ -755,23 +755,135 @@ bool CandidateChecks::update_changed(const CandidateContext& ctx)
 
 namespace {
 
+// A candidate's place in the consolidation order, worked out once (a comparison would divide and
+// read two nodes' names).
+struct OrderKey
+{
+  double first = 0; // lower first
+  // The name's first 16 bytes, big-endian and zero-padded: compared as the name is (ties on
+  // the savings ratio are common, and most names share a long NodePool prefix).
+  std::array<std::uint64_t, 2> head{};
+  std::uint32_t name_size = 0;
+  cluster::NodeIndex node = cluster::k_none;
+  std::uint32_t at = 0;
+};
+
+// sort_candidates_of over pointers with a remembered order: the candidates whose node was in it
+// with the same key are taken in that order, the others keyed, sorted and merged in, without
+// keying every candidate (a poll changes a few). False, with `candidates` as they were, when a
+// node is listed twice or a key is NaN: the caller sorts them its own way.
+template <typename NameOf, typename Less>
+bool sort_from_memo(std::vector<const Candidate*>& candidates, bool v113, CandidateOrder& memo, const NameOf& name_of,
+                    const Less& less)
+{
+  const auto call = ++memo.calls;
+  const auto key_of = [v113](const Candidate& c) { return v113 ? c.disruption_cost : -c.savings_ratio(); };
+  for (const Candidate* c : candidates) {
+    if (memo.listed.size() <= c->node) {
+      memo.listed.resize(static_cast<std::size_t>(c->node) + 1);
+    }
+    auto& l = memo.listed[c->node];
+    if (l.call == call) {
+      return false;
+    }
+    l = {call, 0, c};
+  }
+  struct Kept
+  {
+    double first;
+    const Candidate* candidate;
+  };
+  thread_local std::vector<Kept> kept;
+  kept.clear();
+  for (const auto& [first, node] : memo.sorted) {
+    if (node < memo.listed.size()) {
+      auto& l = memo.listed[node];
+      if (l.call == call && l.kept != call && key_of(*l.candidate) == first) {
+        kept.push_back({first, l.candidate});
+        l.kept = call;
+      }
+    }
+  }
+  thread_local std::vector<OrderKey> moved;
+  thread_local std::vector<const Candidate*> moved_candidates;
+  moved.clear();
+  moved_candidates.clear();
+  for (const Candidate* c : candidates) {
+    if (memo.listed[c->node].kept == call) {
+      continue;
+    }
+    OrderKey k;
+    k.first = key_of(*c);
+    if (std::isnan(k.first)) {
+      return false;
+    }
+    if (memo.names.size() <= c->node) {
+      memo.names.resize(static_cast<std::size_t>(c->node) + 1);
+    }
+    if (!memo.names[c->node].known) {
+      memo.names[c->node] = name_of(c->node);
+    }
+    const auto& name = memo.names[c->node];
+    k.head = name.head;
+    k.name_size = name.size;
+    k.node = c->node;
+    k.at = static_cast<std::uint32_t>(moved.size());
+    moved.push_back(k);
+    moved_candidates.push_back(c);
+  }
+  std::sort(moved.begin(), moved.end(), less);
+  // The merge: a kept candidate's whole key is made only when a moved one ties with it on the
+  // first part.
+  memo.keys.clear(); // (the other way's remembered input: not this one)
+  memo.order.clear();
+  memo.sorted.clear();
+  const auto goes_before = [&](const OrderKey& m, const Kept& k) {
+    if (m.first != k.first) {
+      return m.first < k.first;
+    }
+    OrderKey here;
+    here.first = k.first;
+    const auto& name = memo.names[k.candidate->node];
+    here.head = name.head;
+    here.name_size = name.size;
+    here.node = k.candidate->node;
+    return less(m, here);
+  };
+  std::size_t out = 0;
+  std::size_t j = 0;
+  for (const auto& k : kept) {
+    while (j < moved.size() && goes_before(moved[j], k)) {
+      candidates[out++] = moved_candidates[moved[j].at];
+      memo.sorted.emplace_back(moved[j].first, moved[j].node);
+      ++j;
+    }
+    candidates[out++] = k.candidate;
+    memo.sorted.emplace_back(k.first, k.candidate->node);
+  }
+  for (; j < moved.size(); ++j) {
+    candidates[out++] = moved_candidates[moved[j].at];
+    memo.sorted.emplace_back(moved[j].first, moved[j].node);
+  }
+#ifndef NDEBUG
+  std::vector<OrderKey> all;
+  for (const Candidate* c : candidates) {
+    const auto& name = memo.names[c->node];
+    CAPSIM_CHECK(name.known, "sort_candidates: a remembered candidate without its name");
+    all.push_back({key_of(*c), name.head, name.size, c->node, 0});
+  }
+  CAPSIM_CHECK(out == candidates.size() && std::is_sorted(all.begin(), all.end(), less),
+               "sort_candidates: the order from the remembered one is not sorted");
+#endif
+  return true;
+}
+
 // sort_candidates and interleave_pools over candidates or pointers to them.
 template <typename Element>
 void sort_candidates_of(std::vector<Element>& candidates, std::string_view version, const cluster::Cluster& cluster,
                         CandidateOrder* memo)
 {
-  // Sorted by keys worked out once (a comparison would divide and read two nodes' names), then
-  // the candidates are permuted into that order.
-  struct Key
-  {
-    double first = 0; // lower first
-    // The name's first 16 bytes, big-endian and zero-padded: compared as the name is (ties on
-    // the savings ratio are common, and most names share a long NodePool prefix).
-    std::array<std::uint64_t, 2> head{};
-    std::uint32_t name_size = 0;
-    cluster::NodeIndex node = cluster::k_none;
-    std::uint32_t at = 0;
-  };
+  // Sorted by keys worked out once, then the candidates are permuted into that order.
+  using Key = OrderKey;
   const auto pack = [](const std::string& s, std::size_t from) {
     std::uint64_t x = 0;
     for (std::size_t i = from; i < from + 8; ++i) {
@@ -788,6 +900,29 @@ void sort_candidates_of(std::vector<Element>& candidates, std::string_view versi
     memo->cluster = cluster.instance_id();
   }
   const bool v113 = is_v113(version);
+  const auto less = [&cluster](const Key& a, const Key& b) {
+    if (a.first != b.first) {
+      return a.first < b.first;
+    }
+    if (a.head[0] != b.head[0]) { // (element by element: the arrays' operators call memcmp)
+      return a.head[0] < b.head[0];
+    }
+    if (a.head[1] != b.head[1]) {
+      return a.head[1] < b.head[1];
+    }
+    // Equal heads: equal names unless longer than the heads or of other lengths.
+    if (a.name_size != b.name_size || a.name_size > 16) {
+      if (const int c = cluster.node(a.node).name.compare(cluster.node(b.node).name); c != 0) {
+        return c < 0;
+      }
+    }
+    return a.node < b.node;
+  };
+  if constexpr (std::is_pointer_v<Element>) {
+    if (memo != nullptr && !memo->sorted.empty() && sort_from_memo(candidates, v113, *memo, name_of, less)) {
+      return;
+    }
+  }
   // Kept between calls: a large allocation per poll has glibc consolidate its free lists.
   thread_local std::vector<Key> keys;
   keys.resize(candidates.size());
@@ -828,21 +963,6 @@ void sort_candidates_of(std::vector<Element>& candidates, std::string_view versi
     k.node = c.node;
     k.at = static_cast<std::uint32_t>(i);
   }
-  const auto less = [&cluster](const Key& a, const Key& b) {
-    if (a.first != b.first) {
-      return a.first < b.first;
-    }
-    if (a.head != b.head) {
-      return a.head < b.head;
-    }
-    // Equal heads: equal names unless longer than the heads or of other lengths.
-    if (a.name_size != b.name_size || a.name_size > 16) {
-      if (const int c = cluster.node(a.node).name.compare(cluster.node(b.node).name); c != 0) {
-        return c < 0;
-      }
-    }
-    return a.node < b.node;
-  };
   // A NaN key orders nothing: no remembered order is trusted with one.
   const bool ordered = std::none_of(keys.begin(), keys.end(), [](const Key& k) { return std::isnan(k.first); });
   const bool same = memo != nullptr && memo->keys.size() == keys.size()

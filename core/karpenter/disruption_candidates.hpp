@@ -380,6 +380,16 @@ struct CandidateOrder
   std::vector<std::pair<double, cluster::NodeIndex>> sorted; // its output's keys, in order
   std::vector<Name> names;                                   // by node
   std::vector<std::uint32_t> at; // scratch by node: 1 + input position
+  // Scratch by node for the pointers' way: the call that listed it, the call that kept its
+  // remembered place, and the candidate listing it.
+  struct Listed
+  {
+    std::uint64_t call = 0;
+    std::uint64_t kept = 0;
+    const Candidate* candidate = nullptr;
+  };
+  std::vector<Listed> listed;
+  std::uint64_t calls = 0;
 };
 
 // Consolidation order (consolidation.go sortCandidates): v1.14+ savings ratio descending, v1.13

@@ -149,6 +149,7 @@ public:
   void build(const std::vector<ExistingNode>& nodes)
   {
     changed();
+    m_log_whole = false;
     m_quiet_now.reset();
     m_size = nodes.size();
     m_leaves = 1;
@@ -176,6 +177,7 @@ public:
       return;
     }
     changed();
+    m_log_whole = false;
     const std::size_t end = std::max(m_size, nodes.size());
     m_size = nodes.size();
     if (from >= end) {
@@ -218,6 +220,7 @@ public:
   void set_quiet_now(SimTime now)
   {
     changed();
+    m_log_whole = false;
     m_quiet_now = now;
     for (std::size_t i = 0; i < m_size; ++i) {
       Entry& e = m_max[m_leaves + i];
@@ -242,6 +245,10 @@ public:
   {
     changed();
     std::size_t i = m_leaves + pos;
+    if (m_logging) {
+      m_log.push_back({i, m_max[i]});
+      m_log_whole = m_log_whole && m_quiet_until[pos] == node.quiet_until;
+    }
     m_max[i] = leaf(node);
     m_quiet_until[pos] = node.quiet_until;
     for (i /= 2; i >= 1; i /= 2) {
@@ -249,8 +256,45 @@ public:
       if (m == m_max[i]) {
         return; // the ancestors' maxima stand
       }
+      if (m_logging) {
+        m_log.push_back({i, m_max[i]});
+      }
       m_max[i] = m;
     }
+  }
+
+  // The updates from here on are logged, so that undo_log() gives the content back as it was (a
+  // solve's exclusions and placements, taken back when it ends, without walking up the tree
+  // again for each node).
+  void start_log()
+  {
+    if (m_log_depth++ > 0) {
+      m_log_whole = false; // (a solve inside another: both update their nodes back)
+      return;
+    }
+    m_log.clear();
+    m_logging = true;
+    m_log_whole = true;
+  }
+
+  // Every update since start_log() taken back, newest first; false, with nothing done, when
+  // something else changed the content since (a new clock value, a rebuild, a node's window):
+  // the caller then updates the nodes it changed back instead.
+  bool undo_log()
+  {
+    if (--m_log_depth > 0) {
+      return false;
+    }
+    m_logging = false;
+    if (!m_log_whole) {
+      m_log.clear();
+      return false;
+    }
+    for (auto it = m_log.rbegin(); it != m_log.rend(); ++it) {
+      m_max[it->at] = it->before;
+    }
+    m_log.clear();
+    return true;
   }
 
   // What the index compares: CPU, memory and pod count.
@@ -444,6 +488,15 @@ private:
   std::uint64_t m_version = 0;
   std::uint64_t m_last_version = 0;
   mutable std::array<FitMemo, 64> m_fit_memo{};
+  struct Logged
+  {
+    std::size_t at; // in m_max
+    Entry before;
+  };
+  std::vector<Logged> m_log;
+  std::uint32_t m_log_depth = 0; // start_log() calls not yet undone
+  bool m_logging = false;
+  bool m_log_whole = false; // every change since start_log() is in m_log
 };
 
 // A topology group as a spec's constraint or term makes it, before any domain is registered or
@@ -2661,6 +2714,7 @@ void Scheduler::prepare_existing()
   }
   m_snapshot_in_use = true;
   m_index_version = snap.index.version(); // given back by restore_existing
+  snap.index.start_log();
   m_placements.reserve(m_pods.size()); // at most one placement (and undo entry) per pod
   m_undo.reserve(m_pods.size());
   for (const auto n : m_input.excluded_nodes) {
@@ -3435,18 +3489,26 @@ void Scheduler::restore_existing()
     return;
   }
   auto& snap = m_cache.existing;
+  const bool index_undone = m_index->undo_log();
   for (auto it = m_undo.rbegin(); it != m_undo.rend(); ++it) {
     auto& e = snap.nodes[it->pos];
     e.remaining = it->remaining;
     e.host_ports.resize(it->host_ports);
     e.own_reqs.reset();
     e.touched = false;
-    index_update(it->pos, e);
+    if (!index_undone) {
+      index_update(it->pos, e);
+    }
   }
   for (const auto pos : m_excluded) {
     snap.nodes[pos].excluded = false;
-    index_update(pos, snap.nodes[pos]);
+    if (!index_undone) {
+      index_update(pos, snap.nodes[pos]);
+    }
   }
+#ifndef NDEBUG
+  CAPSIM_CHECK(m_index->consistent_with(snap.nodes), "solve: the free-capacity index differs from its nodes once undone");
+#endif
   m_index->restore_version(m_index_version);
   ++m_scratch.fit_floor_solve;
   m_undo.clear();

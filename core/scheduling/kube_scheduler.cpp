@@ -214,6 +214,33 @@ inline bool test_bit(const PositionBits& bits, std::size_t pos)
   return ((bits[pos / 64] >> (pos % 64)) & 1U) != 0;
 }
 
+// A zero bit at `pos` of a list of `positions` (one more than before), the bits from there on
+// one position along.
+void insert_bit(PositionBits& bits, std::size_t pos, std::size_t positions)
+{
+  resize_bits(bits, positions);
+  const std::size_t word = pos / 64;
+  for (std::size_t w = bits.size() - 1; w > word; --w) {
+    bits[w] = (bits[w] << 1U) | (bits[w - 1] >> 63U);
+  }
+  const std::uint64_t low = pos % 64 == 0 ? 0 : ~std::uint64_t{0} >> (64 - pos % 64);
+  bits[word] = (bits[word] & low) | ((bits[word] & ~low) << 1U);
+}
+
+// The bit at `pos` taken out of a list that keeps `positions` (one less than before), the bits
+// after it one position back.
+void erase_bit(PositionBits& bits, std::size_t pos, std::size_t positions)
+{
+  const std::size_t word = pos / 64;
+  const std::uint64_t low = pos % 64 == 0 ? 0 : ~std::uint64_t{0} >> (64 - pos % 64);
+  bits[word] = (bits[word] & low) | ((bits[word] >> 1U) & ~low);
+  for (std::size_t w = word; w + 1 < bits.size(); ++w) {
+    bits[w] |= bits[w + 1] << 63U;
+    bits[w + 1] >>= 1U;
+  }
+  resize_bits(bits, positions);
+}
+
 // The 64 bits from position `base` on (zero past the last position).
 std::uint64_t bits_at(const PositionBits& bits, std::size_t base)
 {
@@ -955,6 +982,103 @@ struct KubeScheduler::State
     for (std::size_t pos = lo; pos < before; ++pos) { // only listed nodes have a position
       position[old_order[pos]] = k_none;
     }
+    // A node listed at `lo` with every later one a position along, or the node at `lo` gone with
+    // every later one a position back: the entries move in place. (A joining node is listed so
+    // always; so is a leaving one followed only by nodes of its zone, or none.)
+    const auto shifted = [&](std::ptrdiff_t by) {
+      for (std::size_t pos = by > 0 ? lo + 1 : lo; pos < listed; ++pos) {
+        if (kept[pos] != static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(pos) - by)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    const bool entries_listed = quick.size() == before && score_memo.size() == before;
+    if (entries_listed && listed == before + 1 && kept[lo] == k_none && shifted(1)) {
+      insert_entry(lo);
+    } else if (entries_listed && listed + 1 == before && shifted(-1)) {
+      erase_entry(lo);
+    } else {
+      carry_entries(lo);
+    }
+    for (std::size_t pos = lo; pos < listed; ++pos) {
+      position[order[pos]] = static_cast<std::uint32_t>(pos);
+    }
+    most_free.fill(k_closed);
+    for (std::size_t pos = 0; pos < listed; ++pos) {
+      most_free[0] = std::max(most_free[0], room_cpu[pos]);
+      most_free[1] = std::max(most_free[1], room_mem[pos]);
+    }
+    for (std::size_t pos = lo; pos < listed; ++pos) {
+      if (kept[pos] == k_none) {
+        mirror(order[pos]);
+      }
+    }
+#ifndef NDEBUG
+    for (NodeIndex n = 0; n < position.size(); ++n) {
+      CAPSIM_CHECK(position[n] == k_none || (position[n] < order.size() && order[position[n]] == n),
+                   "kube-scheduler: a node off the list has a position");
+    }
+    for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
+      if (kept[pos] == k_none) {
+        continue;
+      }
+      const QuickView q = quick[pos];
+      const bool plain_then = test_bit(plain_bits, pos);
+      const bool soft_then = test_bit(soft_bits, pos);
+      const auto cpu = room_cpu[pos];
+      const auto mem = room_mem[pos];
+      const ScoreView v = score_views[pos];
+      const ScoreMemos::Entries memo = score_memo.entries(pos);
+      const auto most = most_free;
+      mirror(order[pos]);
+      const QuickView& f = quick[pos];
+      const ScoreView& w = score_views[pos];
+      CAPSIM_CHECK(std::tie(q.free_cpu, q.free_mem, q.free_pods, q.ready)
+                           == std::tie(f.free_cpu, f.free_mem, f.free_pods, f.ready)
+                       && plain_then == test_bit(plain_bits, pos) && soft_then == test_bit(soft_bits, pos)
+                       && cpu == room_cpu[pos] && mem == room_mem[pos]
+                       && std::tie(v.alloc_cpu, v.alloc_mem, v.req_cpu, v.req_mem, v.nz_extra_cpu, v.nz_extra_mem,
+                                   v.soft_taints)
+                              == std::tie(w.alloc_cpu, w.alloc_mem, w.req_cpu, w.req_mem, w.nz_extra_cpu,
+                                          w.nz_extra_mem, w.soft_taints)
+                       && most == most_free,
+                   "kube-scheduler: a node's carried-over entries differ from its view");
+      score_memo.set_entries(pos, memo);
+    }
+#endif
+  }
+
+  // rebuild_order's entries for a node joining the list at `pos` (mirror() fills them in).
+  void insert_entry(std::size_t pos)
+  {
+    const auto at = static_cast<std::ptrdiff_t>(pos);
+    quick.insert(quick.begin() + at, QuickView{});
+    room_cpu.insert(room_cpu.begin() + at, k_closed);
+    room_mem.insert(room_mem.begin() + at, k_closed);
+    score_views.insert(score_views.begin() + at, ScoreView{});
+    score_memo.insert(pos);
+    insert_bit(plain_bits, pos, order.size());
+    insert_bit(soft_bits, pos, order.size());
+  }
+
+  // rebuild_order's entries without those of the node that was at `pos`.
+  void erase_entry(std::size_t pos)
+  {
+    const auto at = static_cast<std::ptrdiff_t>(pos);
+    quick.erase(quick.begin() + at);
+    room_cpu.erase(room_cpu.begin() + at);
+    room_mem.erase(room_mem.begin() + at);
+    score_views.erase(score_views.begin() + at);
+    score_memo.erase(pos);
+    erase_bit(plain_bits, pos, order.size());
+    erase_bit(soft_bits, pos, order.size());
+  }
+
+  // rebuild_order's entries for any other change from `lo` on.
+  void carry_entries(std::size_t lo)
+  {
+    const std::size_t listed = order.size();
     // The entries from `lo` on, set aside (old_*, indexed from `lo`) and taken back by the new
     // position of each kept node; fresh ones for the others (mirror() below fills them in).
     const auto set_aside = [lo](auto& entries, auto& aside) {
@@ -1016,52 +1140,6 @@ struct KubeScheduler::State
       }
       pos += run;
     }
-    for (std::size_t pos = lo; pos < listed; ++pos) {
-      position[order[pos]] = static_cast<std::uint32_t>(pos);
-    }
-    most_free.fill(k_closed);
-    for (std::size_t pos = 0; pos < listed; ++pos) {
-      most_free[0] = std::max(most_free[0], room_cpu[pos]);
-      most_free[1] = std::max(most_free[1], room_mem[pos]);
-    }
-    for (std::size_t pos = lo; pos < listed; ++pos) {
-      if (kept[pos] == k_none) {
-        mirror(order[pos]);
-      }
-    }
-#ifndef NDEBUG
-    for (NodeIndex n = 0; n < position.size(); ++n) {
-      CAPSIM_CHECK(position[n] == k_none || (position[n] < order.size() && order[position[n]] == n),
-                   "kube-scheduler: a node off the list has a position");
-    }
-    for (std::uint32_t pos = 0; pos < order.size(); ++pos) {
-      if (kept[pos] == k_none) {
-        continue;
-      }
-      const QuickView q = quick[pos];
-      const bool plain_then = test_bit(plain_bits, pos);
-      const bool soft_then = test_bit(soft_bits, pos);
-      const auto cpu = room_cpu[pos];
-      const auto mem = room_mem[pos];
-      const ScoreView v = score_views[pos];
-      const ScoreMemos::Entries memo = score_memo.entries(pos);
-      const auto most = most_free;
-      mirror(order[pos]);
-      const QuickView& f = quick[pos];
-      const ScoreView& w = score_views[pos];
-      CAPSIM_CHECK(std::tie(q.free_cpu, q.free_mem, q.free_pods, q.ready)
-                           == std::tie(f.free_cpu, f.free_mem, f.free_pods, f.ready)
-                       && plain_then == test_bit(plain_bits, pos) && soft_then == test_bit(soft_bits, pos)
-                       && cpu == room_cpu[pos] && mem == room_mem[pos]
-                       && std::tie(v.alloc_cpu, v.alloc_mem, v.req_cpu, v.req_mem, v.nz_extra_cpu, v.nz_extra_mem,
-                                   v.soft_taints)
-                              == std::tie(w.alloc_cpu, w.alloc_mem, w.req_cpu, w.req_mem, w.nz_extra_cpu,
-                                          w.nz_extra_mem, w.soft_taints)
-                       && most == most_free,
-                   "kube-scheduler: a node's carried-over entries differ from its view");
-      score_memo.set_entries(pos, memo);
-    }
-#endif
   }
 
   // `entries` holding one per position of the order, every one to be written.

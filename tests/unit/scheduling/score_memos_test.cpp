@@ -94,6 +94,46 @@ TEST_CASE("Remembered scores follow their positions through resizes and moves", 
     CHECK(aside.holding(5, 0) == 0b1);
     CHECK(aside.get(ScoreMemos::slot_of(5), 0) == Entry{5, 30, 40});
   }
+  SECTION("a position inserted is empty and the later entries move one along")
+  {
+    memos.insert(1);
+    REQUIRE(memos.size() == 4);
+    CHECK(memos.get(ScoreMemos::slot_of(5), 0) == Entry{5, 10, 20});
+    CHECK(memos.get(ScoreMemos::slot_of(5), 1).shape == 0);
+    CHECK(memos.get(ScoreMemos::slot_of(5), 3) == Entry{5, 30, 40});
+    CHECK(memos.get(ScoreMemos::slot_of(6), 3) == Entry{6, 50, 60});
+    CHECK(memos.holding(5, 0) == 0b1001);
+    memos.insert(4); // at the end
+    CHECK(memos.size() == 5);
+    CHECK(memos.holding(5, 0) == 0b1001);
+  }
+  SECTION("a position erased takes the later entries one back and leaves nothing past the end")
+  {
+    memos.erase(1);
+    REQUIRE(memos.size() == 2);
+    CHECK(memos.get(ScoreMemos::slot_of(5), 0) == Entry{5, 10, 20});
+    CHECK(memos.get(ScoreMemos::slot_of(5), 1) == Entry{5, 30, 40});
+    CHECK(memos.get(ScoreMemos::slot_of(6), 1) == Entry{6, 50, 60});
+    CHECK(memos.holding(5, 0) == 0b11);
+    CHECK(memos.holding(6, 0) == 0b10);
+    memos.erase(0);
+    CHECK(memos.holding(5, 0) == 0b1);
+    memos.resize(2);
+    CHECK(memos.get(ScoreMemos::slot_of(5), 1).shape == 0);
+  }
+  SECTION("inserting past the stride lays the table out anew with every entry in its place")
+  {
+    memos.resize(200);
+    memos.set(ScoreMemos::slot_of(7), 199, {7, 1, 2});
+    for (int i = 0; i < 100; ++i) {
+      memos.insert(1);
+    }
+    CHECK(memos.size() == 300);
+    CHECK(memos.get(ScoreMemos::slot_of(5), 0) == Entry{5, 10, 20});
+    CHECK(memos.get(ScoreMemos::slot_of(5), 102) == Entry{5, 30, 40});
+    CHECK(memos.get(ScoreMemos::slot_of(7), 299) == Entry{7, 1, 2});
+    CHECK(memos.holding(5, 64) == std::uint64_t{1} << 38U);
+  }
   SECTION("holding marks the positions whose slot holds the shape, none past the end")
   {
     CHECK(memos.holding(5, 0) == 0b101);
