@@ -214,33 +214,6 @@ inline bool test_bit(const PositionBits& bits, std::size_t pos)
   return ((bits[pos / 64] >> (pos % 64)) & 1U) != 0;
 }
 
-// A zero bit at `pos` of a list of `positions` (one more than before), the bits from there on
-// one position along.
-void insert_bit(PositionBits& bits, std::size_t pos, std::size_t positions)
-{
-  resize_bits(bits, positions);
-  const std::size_t word = pos / 64;
-  for (std::size_t w = bits.size() - 1; w > word; --w) {
-    bits[w] = (bits[w] << 1U) | (bits[w - 1] >> 63U);
-  }
-  const std::uint64_t low = pos % 64 == 0 ? 0 : ~std::uint64_t{0} >> (64 - pos % 64);
-  bits[word] = (bits[word] & low) | ((bits[word] & ~low) << 1U);
-}
-
-// The bit at `pos` taken out of a list that keeps `positions` (one less than before), the bits
-// after it one position back.
-void erase_bit(PositionBits& bits, std::size_t pos, std::size_t positions)
-{
-  const std::size_t word = pos / 64;
-  const std::uint64_t low = pos % 64 == 0 ? 0 : ~std::uint64_t{0} >> (64 - pos % 64);
-  bits[word] = (bits[word] & low) | ((bits[word] >> 1U) & ~low);
-  for (std::size_t w = word; w + 1 < bits.size(); ++w) {
-    bits[w] |= bits[w + 1] << 63U;
-    bits[w + 1] >>= 1U;
-  }
-  resize_bits(bits, positions);
-}
-
 // The 64 bits from position `base` on (zero past the last position).
 std::uint64_t bits_at(const PositionBits& bits, std::size_t base)
 {
@@ -248,6 +221,36 @@ std::uint64_t bits_at(const PositionBits& bits, std::size_t base)
   const std::size_t shift = base % 64;
   const std::uint64_t low = bits[word] >> shift;
   return shift == 0 ? low : low | (bits[word + 1] << (64 - shift));
+}
+
+// Positions [pos, pos + count) (count 1..64) set to the low bits of `value`.
+void write_bits(PositionBits& bits, std::size_t pos, std::uint64_t value, std::size_t count)
+{
+  const std::uint64_t mask = count == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << count) - 1;
+  value &= mask;
+  const std::size_t word = pos / 64;
+  const std::size_t shift = pos % 64;
+  bits[word] = (bits[word] & ~(mask << shift)) | (value << shift);
+  if (shift + count > 64) {
+    bits[word + 1] = (bits[word + 1] & ~(mask >> (64 - shift))) | (value >> (64 - shift));
+  }
+}
+
+// Positions [to, to + n) take the bits of [from, from + n) (the ranges may overlap, as with
+// memmove), 64 at a time.
+void move_bits(PositionBits& bits, std::size_t to, std::size_t from, std::size_t n)
+{
+  if (from > to) {
+    for (std::size_t i = 0; i < n; i += 64) {
+      write_bits(bits, to + i, bits_at(bits, from + i), std::min<std::size_t>(64, n - i));
+    }
+  } else {
+    for (std::size_t end = n; end > 0;) {
+      const std::size_t count = std::min<std::size_t>(64, end);
+      end -= count;
+      write_bits(bits, to + end, bits_at(bits, from + end), count);
+    }
+  }
 }
 
 struct alignas(64) ScoreView
@@ -982,25 +985,7 @@ struct KubeScheduler::State
     for (std::size_t pos = lo; pos < before; ++pos) { // only listed nodes have a position
       position[old_order[pos]] = k_none;
     }
-    // A node listed at `lo` with every later one a position along, or the node at `lo` gone with
-    // every later one a position back: the entries move in place. (A joining node is listed so
-    // always; so is a leaving one followed only by nodes of its zone, or none.)
-    const auto shifted = [&](std::ptrdiff_t by) {
-      for (std::size_t pos = by > 0 ? lo + 1 : lo; pos < listed; ++pos) {
-        if (kept[pos] != static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(pos) - by)) {
-          return false;
-        }
-      }
-      return true;
-    };
-    const bool entries_listed = quick.size() == before && score_memo.size() == before;
-    if (entries_listed && listed == before + 1 && kept[lo] == k_none && shifted(1)) {
-      insert_entry(lo);
-    } else if (entries_listed && listed + 1 == before && shifted(-1)) {
-      erase_entry(lo);
-    } else {
-      carry_entries(lo);
-    }
+    carry_entries(lo, before);
     for (std::size_t pos = lo; pos < listed; ++pos) {
       position[order[pos]] = static_cast<std::uint32_t>(pos);
     }
@@ -1049,38 +1034,66 @@ struct KubeScheduler::State
 #endif
   }
 
-  // rebuild_order's entries for a node joining the list at `pos` (mirror() fills them in).
-  void insert_entry(std::size_t pos)
-  {
-    const auto at = static_cast<std::ptrdiff_t>(pos);
-    quick.insert(quick.begin() + at, QuickView{});
-    room_cpu.insert(room_cpu.begin() + at, k_closed);
-    room_mem.insert(room_mem.begin() + at, k_closed);
-    score_views.insert(score_views.begin() + at, ScoreView{});
-    score_memo.insert(pos);
-    insert_bit(plain_bits, pos, order.size());
-    insert_bit(soft_bits, pos, order.size());
-  }
-
-  // rebuild_order's entries without those of the node that was at `pos`.
-  void erase_entry(std::size_t pos)
-  {
-    const auto at = static_cast<std::ptrdiff_t>(pos);
-    quick.erase(quick.begin() + at);
-    room_cpu.erase(room_cpu.begin() + at);
-    room_mem.erase(room_mem.begin() + at);
-    score_views.erase(score_views.begin() + at);
-    score_memo.erase(pos);
-    erase_bit(plain_bits, pos, order.size());
-    erase_bit(soft_bits, pos, order.size());
-  }
-
-  // rebuild_order's entries for any other change from `lo` on.
-  void carry_entries(std::size_t lo)
+  // rebuild_order's entries from `lo` on: each position takes those of its node's old position
+  // (kept), fresh ones for a node not listed before (mirror() fills them in). When every node
+  // moves the same way, towards the start or towards the end (one node joining or leaving, the
+  // usual change), the entries move in place, in the order that reads each before it is
+  // overwritten; otherwise those from `lo` are set aside first.
+  void carry_entries(std::size_t lo, std::size_t before)
   {
     const std::size_t listed = order.size();
-    // The entries from `lo` on, set aside (old_*, indexed from `lo`) and taken back by the new
-    // position of each kept node; fresh ones for the others (mirror() below fills them in).
+    bool earlier = true; // every kept node at or before its old position
+    bool later = true;
+    for (std::size_t pos = lo; pos < listed; ++pos) {
+      const auto k = kept[pos];
+      if (k != k_none && k != pos) {
+        (k > pos ? later : earlier) = false;
+      }
+    }
+    // The runs of positions whose nodes were listed one after another before and still (a zone
+    // listed alone at the end, when it has more nodes than the others): their entries move as
+    // one range. (pos, k, run); k == k_none: a fresh position.
+    runs.clear();
+    for (std::size_t pos = lo; pos < listed;) {
+      const auto k = kept[pos];
+      if (k == pos) {
+        ++pos; // the same node as before: its entries stand (other zones' nodes, mostly)
+        continue;
+      }
+      std::size_t run = 1;
+      while (k != k_none && pos + run < listed && kept[pos + run] == k + run) {
+        ++run;
+      }
+      runs.push_back({pos, k, run});
+      pos += run;
+    }
+    if (earlier || later) {
+      const std::size_t most = std::max(listed, before);
+      grown_for(quick, most);
+      grown_for(room_cpu, most);
+      grown_for(room_mem, most);
+      grown_for(score_views, most);
+      score_memo.resize(std::max(most, score_memo.size()));
+      resize_bits(plain_bits, most);
+      resize_bits(soft_bits, most);
+      if (earlier) {
+        for (const auto& r : runs) {
+          move_entries(r);
+        }
+      } else {
+        for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+          move_entries(*it);
+        }
+      }
+      quick.resize(listed);
+      room_cpu.resize(listed);
+      room_mem.resize(listed);
+      score_views.resize(listed);
+      score_memo.resize(listed);
+      resize_bits(plain_bits, listed);
+      resize_bits(soft_bits, listed);
+      return;
+    }
     const auto set_aside = [lo](auto& entries, auto& aside) {
       aside.assign(entries.begin() + static_cast<std::ptrdiff_t>(std::min(lo, entries.size())), entries.end());
     };
@@ -1098,28 +1111,10 @@ struct KubeScheduler::State
     score_memo.resize(listed);
     resize_bits(plain_bits, listed);
     resize_bits(soft_bits, listed);
-    for (std::size_t pos = lo; pos < listed;) {
-      const auto k = kept[pos];
-      if (k == pos) {
-        ++pos; // the same node as before: its entries stand (other zones' nodes, mostly)
-        continue;
-      }
+    for (const auto& [pos, k, run] : runs) {
       if (k == k_none) {
-        set_bit(plain_bits, pos, false);
-        set_bit(soft_bits, pos, false);
-        quick[pos] = QuickView{};
-        room_cpu[pos] = k_closed;
-        room_mem[pos] = k_closed;
-        score_views[pos] = ScoreView{};
-        score_memo.forget(pos);
-        ++pos;
+        fresh_entries(pos);
         continue;
-      }
-      // Nodes listed one after another before and still (a zone listed alone at the end, when it
-      // has more nodes than the others): their entries move as one range.
-      std::size_t run = 1;
-      while (pos + run < listed && kept[pos + run] == k + run) {
-        ++run;
       }
       const std::size_t a = k - lo;
       if (run == 1) { // (most runs: a call to memmove per list would cost more than the entries)
@@ -1138,7 +1133,69 @@ struct KubeScheduler::State
         set_bit(plain_bits, pos + i, test_bit(old_plain_bits, k + i));
         set_bit(soft_bits, pos + i, test_bit(old_soft_bits, k + i));
       }
-      pos += run;
+    }
+  }
+
+  struct Run
+  {
+    std::size_t pos;
+    std::uint32_t k;
+    std::size_t run;
+  };
+  std::vector<Run> runs; // carry_entries' scratch
+
+  void fresh_entries(std::size_t pos)
+  {
+    set_bit(plain_bits, pos, false);
+    set_bit(soft_bits, pos, false);
+    quick[pos] = QuickView{};
+    room_cpu[pos] = k_closed;
+    room_mem[pos] = k_closed;
+    score_views[pos] = ScoreView{};
+    score_memo.forget(pos);
+  }
+
+  // One run of carry_entries in place: positions [pos, pos + run) take the entries of
+  // [k, k + run) of the same lists (overlapping ranges move as memmove would).
+  void move_entries(const Run& r)
+  {
+    const auto [pos, k, run] = r;
+    if (k == k_none) {
+      fresh_entries(pos);
+      return;
+    }
+    const auto move = [&](auto& entries) {
+      if (run == 1) { // (see carry_entries)
+        entries[pos] = entries[k];
+        return;
+      }
+      const auto from = entries.begin() + static_cast<std::ptrdiff_t>(k);
+      const auto to = entries.begin() + static_cast<std::ptrdiff_t>(pos);
+      const auto n = static_cast<std::ptrdiff_t>(run);
+      if (k > pos) {
+        std::copy(from, from + n, to);
+      } else {
+        std::copy_backward(from, from + n, to + n);
+      }
+    };
+    move(quick);
+    move(room_cpu);
+    move(room_mem);
+    move(score_views);
+    score_memo.move_range(pos, k, run);
+    move_bits(plain_bits, pos, k, run);
+    move_bits(soft_bits, pos, k, run);
+  }
+
+  // `entries` holding at least `n` (grown by doubling, as sized_for_order).
+  template <typename T>
+  static void grown_for(std::vector<T>& entries, std::size_t n)
+  {
+    if (entries.size() < n) {
+      if (entries.capacity() < n) {
+        entries.reserve(std::max(n, 2 * entries.capacity()));
+      }
+      entries.resize(n);
     }
   }
 

@@ -108,31 +108,31 @@ void ScoreMemos::copy_range(std::size_t to, const ScoreMemos& from, std::size_t 
   }
 }
 
-void ScoreMemos::insert(std::size_t pos)
+void ScoreMemos::move_range(std::size_t to, std::size_t at, std::size_t n)
 {
-  const std::size_t size = m_size;
-  resize(size + 1);
-  for (std::size_t s = 0; s < k_slots; ++s) {
-    const auto from = static_cast<std::ptrdiff_t>(s * m_stride + pos);
-    const auto to = static_cast<std::ptrdiff_t>(s * m_stride + size + 1);
-    const auto n = static_cast<std::ptrdiff_t>(size - pos);
-    std::copy_backward(m_shape.begin() + from, m_shape.begin() + from + n, m_shape.begin() + to);
-    std::copy_backward(m_fit.begin() + from, m_fit.begin() + from + n, m_fit.begin() + to);
-    std::copy_backward(m_balanced.begin() + from, m_balanced.begin() + from + n, m_balanced.begin() + to);
+  if (n == 1) { // (most moves: a call to memmove per array would cost more than the entries)
+    for (std::size_t s = 0, i = to, j = at; s < k_slots; ++s, i += m_stride, j += m_stride) {
+      m_shape[i] = m_shape[j];
+      m_fit[i] = m_fit[j];
+      m_balanced[i] = m_balanced[j];
+    }
+    return;
   }
-  forget(pos);
-}
-
-void ScoreMemos::erase(std::size_t pos)
-{
+  const auto move = [&](auto& entries, std::size_t slot) {
+    const auto from = entries.begin() + static_cast<std::ptrdiff_t>(slot * m_stride + at);
+    const auto dest = entries.begin() + static_cast<std::ptrdiff_t>(slot * m_stride + to);
+    const auto count = static_cast<std::ptrdiff_t>(n);
+    if (at > to) {
+      std::copy(from, from + count, dest);
+    } else {
+      std::copy_backward(from, from + count, dest + count);
+    }
+  };
   for (std::size_t s = 0; s < k_slots; ++s) {
-    const auto at = static_cast<std::ptrdiff_t>(s * m_stride + pos);
-    const auto end = static_cast<std::ptrdiff_t>(s * m_stride + m_size);
-    std::copy(m_shape.begin() + at + 1, m_shape.begin() + end, m_shape.begin() + at);
-    std::copy(m_fit.begin() + at + 1, m_fit.begin() + end, m_fit.begin() + at);
-    std::copy(m_balanced.begin() + at + 1, m_balanced.begin() + end, m_balanced.begin() + at);
+    move(m_shape, s);
+    move(m_fit, s);
+    move(m_balanced, s);
   }
-  resize(m_size - 1); // (the last position, now a copy of the one before, is emptied)
 }
 
 std::uint64_t ScoreMemos::holding(std::uint32_t shape, std::size_t base) const

@@ -55,10 +55,9 @@ public:
   void assign_range(const ScoreMemos& from, std::size_t first, std::size_t last);
   // Positions [to, to + n) take the entries of `from`'s positions [at, at + n).
   void copy_range(std::size_t to, const ScoreMemos& from, std::size_t at, std::size_t n);
-  // One position more, empty, at `pos`: the entries from there on move one position along.
-  void insert(std::size_t pos);
-  // One position less: the entries after `pos` move one position back over it.
-  void erase(std::size_t pos);
+  // Positions [to, to + n) take the entries of positions [at, at + n) of this table (the ranges
+  // may overlap, as with memmove).
+  void move_range(std::size_t to, std::size_t at, std::size_t n);
 
   // The higher of `above` and the best key (total << 32) | ~node of the positions base + j for the
   // set bits j of `nodes` (all below size(), each holding `shape` in its slot): total =

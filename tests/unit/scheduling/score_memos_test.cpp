@@ -94,45 +94,28 @@ TEST_CASE("Remembered scores follow their positions through resizes and moves", 
     CHECK(aside.holding(5, 0) == 0b1);
     CHECK(aside.get(ScoreMemos::slot_of(5), 0) == Entry{5, 30, 40});
   }
-  SECTION("a position inserted is empty and the later entries move one along")
+  SECTION("a range moved towards the end over itself lands whole, as with memmove")
   {
-    memos.insert(1);
-    REQUIRE(memos.size() == 4);
-    CHECK(memos.get(ScoreMemos::slot_of(5), 0) == Entry{5, 10, 20});
-    CHECK(memos.get(ScoreMemos::slot_of(5), 1).shape == 0);
+    memos.resize(6);
+    memos.move_range(1, 0, 3); // positions 1..3 take 0..2
+    CHECK(memos.get(ScoreMemos::slot_of(5), 1) == Entry{5, 10, 20});
+    CHECK(memos.get(ScoreMemos::slot_of(5), 2).shape == 0);
     CHECK(memos.get(ScoreMemos::slot_of(5), 3) == Entry{5, 30, 40});
     CHECK(memos.get(ScoreMemos::slot_of(6), 3) == Entry{6, 50, 60});
-    CHECK(memos.holding(5, 0) == 0b1001);
-    memos.insert(4); // at the end
-    CHECK(memos.size() == 5);
-    CHECK(memos.holding(5, 0) == 0b1001);
+    CHECK(memos.holding(5, 0) == 0b1011); // position 0 keeps its own
   }
-  SECTION("a position erased takes the later entries one back and leaves nothing past the end")
+  SECTION("a range moved towards the start over itself lands whole, as with memmove")
   {
-    memos.erase(1);
-    REQUIRE(memos.size() == 2);
-    CHECK(memos.get(ScoreMemos::slot_of(5), 0) == Entry{5, 10, 20});
-    CHECK(memos.get(ScoreMemos::slot_of(5), 1) == Entry{5, 30, 40});
-    CHECK(memos.get(ScoreMemos::slot_of(6), 1) == Entry{6, 50, 60});
-    CHECK(memos.holding(5, 0) == 0b11);
-    CHECK(memos.holding(6, 0) == 0b10);
-    memos.erase(0);
-    CHECK(memos.holding(5, 0) == 0b1);
-    memos.resize(2);
+    memos.resize(6);
+    memos.set(ScoreMemos::slot_of(7), 4, {7, 1, 2});
+    memos.move_range(0, 2, 3); // positions 0..2 take 2..4
+    CHECK(memos.get(ScoreMemos::slot_of(5), 0) == Entry{5, 30, 40});
+    CHECK(memos.get(ScoreMemos::slot_of(6), 0) == Entry{6, 50, 60});
     CHECK(memos.get(ScoreMemos::slot_of(5), 1).shape == 0);
-  }
-  SECTION("inserting past the stride lays the table out anew with every entry in its place")
-  {
-    memos.resize(200);
-    memos.set(ScoreMemos::slot_of(7), 199, {7, 1, 2});
-    for (int i = 0; i < 100; ++i) {
-      memos.insert(1);
-    }
-    CHECK(memos.size() == 300);
-    CHECK(memos.get(ScoreMemos::slot_of(5), 0) == Entry{5, 10, 20});
-    CHECK(memos.get(ScoreMemos::slot_of(5), 102) == Entry{5, 30, 40});
-    CHECK(memos.get(ScoreMemos::slot_of(7), 299) == Entry{7, 1, 2});
-    CHECK(memos.holding(5, 64) == std::uint64_t{1} << 38U);
+    CHECK(memos.get(ScoreMemos::slot_of(7), 2) == Entry{7, 1, 2});
+    memos.resize(3);
+    CHECK(memos.holding(7, 0) == 0b100);
+    CHECK(memos.holding(5, 0) == 0b1);
   }
   SECTION("holding marks the positions whose slot holds the shape, none past the end")
   {
