@@ -3507,7 +3507,8 @@ void Scheduler::restore_existing()
     }
   }
 #ifndef NDEBUG
-  CAPSIM_CHECK(m_index->consistent_with(snap.nodes), "solve: the free-capacity index differs from its nodes once undone");
+  CAPSIM_CHECK(m_index->consistent_with(snap.nodes),
+               "solve: the free-capacity index differs from its nodes once undone");
 #endif
   m_index->restore_version(m_index_version);
   ++m_scratch.fit_floor_solve;
