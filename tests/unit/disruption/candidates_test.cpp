@@ -782,7 +782,28 @@ TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost asce
       auto remembered = list;
       sort_candidates(remembered, version, c, &memo);
       CHECK(nodes_of(remembered) == nodes_of(expected));
+      // The pointers' remembered order leaves such a list to the full sort, and keeps working after.
+      CHECK(pointers_sorted(list, &pointer_memo) == nodes_of(expected));
+      CHECK(pointers_sorted(input, &pointer_memo) == pointers_sorted(input, nullptr));
     }
+    // A NaN key (no price over no reschedule cost) orders nothing: the remembered order is not
+    // trusted with it, and is taken up again once it is gone.
+    auto with_nan = input;
+    with_nan[next(with_nan.size())].price = 0;
+    for (auto& x : with_nan) {
+      if (x.price == 0) {
+        x.reschedule_cost = 0;
+        x.disruption_cost = std::numeric_limits<double>::quiet_NaN();
+      }
+    }
+    CHECK(pointers_sorted(with_nan, &pointer_memo) == pointers_sorted(with_nan, nullptr));
+    auto expected = input;
+    sort_candidates(expected, version, c);
+    CHECK(pointers_sorted(input, &pointer_memo) == nodes_of(expected));
+    input[next(input.size())].price = 0.05 * static_cast<double>(1 + next(9));
+    expected = input;
+    sort_candidates(expected, version, c);
+    CHECK(pointers_sorted(input, &pointer_memo) == nodes_of(expected));
   }
 }
 
