@@ -328,8 +328,9 @@ void end_simulation(const SimulationStart& start)
 
 // A single candidate whose pods all move: its remembered stop is checked before its pods and the
 // others are listed (a pass checks thousands of candidates, most answered so). True when the
-// simulation stops so.
-bool remembered_stop(const SimulationContext& ctx, const SimulationStart& start, std::span<const Candidate> candidates)
+// simulation stops so. `hold`: remembered_stop_holds' (0: none).
+bool remembered_stop(const SimulationContext& ctx, const SimulationStart& start, std::span<const Candidate> candidates,
+                     std::uint64_t hold = 0)
 {
   if (!start.stop_on_delete_veto || candidates.size() != 1 || !candidates.front().plain_pods || !start.no_pdbs) {
     return false;
@@ -349,7 +350,7 @@ bool remembered_stop(const SimulationContext& ctx, const SimulationStart& start,
     }
     ctx.scratch.after_listed = true;
   }
-  if (!remembered_stop_holds(in, c.pods_revision, c.reschedulable, after)) {
+  if (!remembered_stop_holds(in, c.pods_revision, c.reschedulable, after, hold)) {
     return false;
   }
 #ifndef NDEBUG
@@ -381,6 +382,7 @@ bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c)
   } else {
     start = start_simulation(ctx, std::span(&c, 1), true, sketch, true);
     held = start.base_options;
+    ctx.scratch.hold = start.in->cache != nullptr ? start.in->cache->new_hold() : 0;
   }
 #ifndef NDEBUG
   {
@@ -397,7 +399,7 @@ bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c)
     held = fresh.base_options;
   }
 #endif
-  return remembered_stop(ctx, start, std::span(&c, 1));
+  return remembered_stop(ctx, start, std::span(&c, 1), ctx.scratch.hold);
 }
 
 Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates, bool consolidation,

@@ -77,6 +77,7 @@ struct SimulationContext
     // asks it of hundreds of candidates in a row, and they differ only in the node left out):
     // the options to restore before any other simulation starts, while it is held.
     std::optional<SolveOptions> held_stop_check;
+    std::uint64_t hold = 0; // remembered_stop_holds' id of the hold (SolveCache::new_hold)
   };
   mutable Scratch scratch;
 };

@@ -533,9 +533,21 @@ struct ExistingSnapshot
   const cluster::NodeState* node_table = nullptr; // the cluster's node list the entries point into
 
   std::vector<ExistingNode> nodes;     // sortExistingNodes order
-  // (NodeIndex, index in nodes), sorted by NodeIndex: sized by the live nodes, not by every
-  // node the simulation ever launched.
-  std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> position;
+  // Index in `nodes` by node index, k_unlisted for a node not listed: a lookup per binding and
+  // per excluded node without a search (sized by the largest node index listed so far).
+  std::vector<std::uint32_t> position;
+  static constexpr std::uint32_t k_unlisted = UINT32_MAX;
+  [[nodiscard]] std::uint32_t position_of(cluster::NodeIndex n) const
+  {
+    return n < position.size() ? position[n] : k_unlisted;
+  }
+  void set_position(cluster::NodeIndex n, std::uint32_t pos)
+  {
+    if (position.size() <= n) {
+      position.resize(static_cast<std::size_t>(n) + 1, k_unlisted);
+    }
+    position[n] = pos;
+  }
   FreeCapacityIndex index; // its moving view set on first use per clock value
   // Per NodePool input: capacity and count of its nodes in `nodes` (updateRemainingResources).
   std::vector<model::Resources> pool_capacity;
@@ -769,14 +781,12 @@ struct SolveCache::Impl
   // build_snapshot's buffers, kept between rebuilds (a rebuild per node change allocated lists
   // of every node anew: large blocks that glibc keeps, so a big cluster's RSS grew with them).
   std::vector<ExistingNode> spare_nodes;
-  std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> spare_position;
   std::vector<ExistingNode> fresh_nodes;
   std::vector<std::uint32_t> fresh_order; // build_snapshot's: fresh_nodes by sorted_before
   // update_snapshot_incrementally's lists: entries redone in place, positions leaving, entries
   // joining (or moving)
   std::vector<std::pair<std::uint32_t, ExistingNode>> changed_entries;
   std::vector<std::uint32_t> gone_positions;
-  std::vector<cluster::NodeIndex> gone_nodes;
   // The NodePool templates (prepare_templates) for one pools_generation, availability of each
   // pool's types, DaemonSet list and minValues policy; solves use them in place.
   struct Templates
@@ -1012,6 +1022,7 @@ struct SolveCache::Impl
     struct Standing
     {
       bool valid = false;
+      std::uint64_t hold = 0; // remembered_stop_holds' `hold` when worked out (0: none)
       const SolveInput* input = nullptr;
       const NodePoolInput* pools = nullptr;
       const Limits* limits = nullptr; // SolveInput::remaining_limits
@@ -2144,14 +2155,13 @@ void Scheduler::refresh_snapshot(std::uint64_t counts_epoch)
   const auto& log = m_cluster.binding_log();
   update_group_counts(snap.bindings, counts_epoch);
   for (std::size_t i = snap.bindings; i < log.size(); ++i) {
-    const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
-                                     std::pair<cluster::NodeIndex, std::uint32_t>{log[i].node, 0});
-    if (it == snap.position.end() || it->first != log[i].node) {
+    const auto pos = snap.position_of(log[i].node);
+    if (pos == ExistingSnapshot::k_unlisted) {
       continue; // not a destination
     }
-    auto& e = snap.nodes[it->second];
+    auto& e = snap.nodes[pos];
     set_remaining(e);
-    snap.index.update(it->second, e);
+    snap.index.update(pos, e);
   }
   snap.bindings = log.size();
   snap.running_known = false;
@@ -2443,28 +2453,26 @@ bool Scheduler::update_snapshot_incrementally()
     if (m_cluster.node_stamp(i) != k + 1) {
       continue; // stamped again later: looked at there
     }
-    const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
-                                     std::pair<cluster::NodeIndex, std::uint32_t>{i, 0});
-    const bool listed = it != snap.position.end() && it->first == i;
+    const std::uint32_t at = snap.position_of(i);
     const bool schedulable = nodes[i].alive() && nodes[i].schedulable();
-    if (!listed) {
+    if (at == ExistingSnapshot::k_unlisted) {
       if (schedulable) {
         fill_existing(fresh.emplace_back(), i);
       }
       continue;
     }
-    if (snap.nodes[it->second].pool_owned && snap.nodes[it->second].instance_type == nullptr) {
+    if (snap.nodes[at].pool_owned && snap.nodes[at].instance_type == nullptr) {
       return false; // its share of the pool sums is its node's allocatable, which may have changed
     }
     if (!schedulable) {
-      gone.push_back(it->second);
+      gone.push_back(at);
       continue;
     }
     ExistingNode e = make_existing(i);
-    if (e.initialized == snap.nodes[it->second].initialized) {
-      changed.emplace_back(it->second, std::move(e));
+    if (e.initialized == snap.nodes[at].initialized) {
+      changed.emplace_back(at, std::move(e));
     } else {
-      gone.push_back(it->second);
+      gone.push_back(at);
       fresh.push_back(std::move(e));
     }
   }
@@ -2485,11 +2493,9 @@ bool Scheduler::update_snapshot_incrementally()
                                            [&](const ExistingNode& x) { return before(x, fresh.front()); });
       from = static_cast<std::size_t>(at - list.begin());
     }
-    auto& gone_nodes = m_cache.gone_nodes;
-    gone_nodes.clear();
     for (const auto pos : gone) {
       add_pool_share(list[pos], -1);
-      gone_nodes.push_back(list[pos].index);
+      snap.position[list[pos].index] = ExistingSnapshot::k_unlisted;
     }
     for (const auto& e : fresh) {
       add_pool_share(e, 1);
@@ -2520,20 +2526,9 @@ bool Scheduler::update_snapshot_incrementally()
       }
     }
     fresh.clear();
-    // Positions: the leaving nodes out, the joining ones in, then those from `from` renumbered.
-    std::sort(gone_nodes.begin(), gone_nodes.end());
-    auto& position = snap.position;
-    std::erase_if(position, [&](const std::pair<cluster::NodeIndex, std::uint32_t>& p) {
-      return std::binary_search(gone_nodes.begin(), gone_nodes.end(), p.first);
-    });
+    // Positions: the leaving nodes are out (above), those from `from` on renumbered.
     for (std::size_t pos = from; pos < list.size(); ++pos) {
-      const std::pair<cluster::NodeIndex, std::uint32_t> entry{list[pos].index, static_cast<std::uint32_t>(pos)};
-      const auto it = std::lower_bound(position.begin(), position.end(), std::pair<cluster::NodeIndex, std::uint32_t>{entry.first, 0});
-      if (it != position.end() && it->first == entry.first) {
-        it->second = entry.second;
-      } else {
-        position.insert(it, entry);
-      }
+      snap.set_position(list[pos].index, static_cast<std::uint32_t>(pos));
     }
     snap.index.rebuild_from(list, from);
   }
@@ -2556,21 +2551,24 @@ void Scheduler::build_snapshot(bool reuse)
   ExistingSnapshot old;
   reuse = reuse && snapshot_inputs_same();
   FreeCapacityIndex index = std::move(snap.index); // one index throughout: its versions only grow
+  // One position map throughout too: the old entries' positions are read (reuse) and unlisted.
+  std::vector<std::uint32_t> position = std::move(snap.position);
+  const auto unlist = [&position](const std::vector<ExistingNode>& list) {
+    for (const auto& e : list) {
+      position[e.index] = ExistingSnapshot::k_unlisted;
+    }
+  };
   std::vector<ExistingNode> nodes_buffer;
-  std::vector<std::pair<cluster::NodeIndex, std::uint32_t>> position_buffer;
   if (reuse) {
     old = std::move(snap);
     nodes_buffer = std::move(m_cache.spare_nodes);
-    position_buffer = std::move(m_cache.spare_position);
   } else {
+    unlist(snap.nodes);
     nodes_buffer = std::move(snap.nodes);
-    position_buffer = std::move(snap.position);
   }
   nodes_buffer.clear();
-  position_buffer.clear();
   snap = ExistingSnapshot{};
   snap.nodes = std::move(nodes_buffer);
-  snap.position = std::move(position_buffer);
   snap.index = std::move(index);
   snap.cluster = m_cluster.instance_id();
   snap.epoch = m_cluster.node_epoch();
@@ -2596,16 +2594,11 @@ void Scheduler::build_snapshot(bool reuse)
     std::sort(rebound.begin(), rebound.end());
     rebound.erase(std::unique(rebound.begin(), rebound.end()), rebound.end());
   }
-  // Both lists are sorted by node index: one walk finds each alive node's old entry.
-  auto old_at = old.position.begin();
   for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     if (reuse && m_cluster.node_stamp(i) <= old.epoch) {
       // Unchanged since: in the old snapshot exactly when it is schedulable.
-      while (old_at != old.position.end() && old_at->first < i) {
-        ++old_at;
-      }
-      if (old_at != old.position.end() && old_at->first == i) {
-        kept[old_at->second] = 1;
+      if (i < position.size() && position[i] != ExistingSnapshot::k_unlisted) {
+        kept[position[i]] = 1;
       }
       continue;
     }
@@ -2625,6 +2618,10 @@ void Scheduler::build_snapshot(bool reuse)
   // kept are dropped, then the fresh ones merged in from the back, so only the entries after the
   // first change move. New nodes' names sort last, so most changes are near the end.
   std::vector<ExistingNode>& list = reuse ? old.nodes : snap.nodes;
+  if (reuse) {
+    unlist(old.nodes);
+  }
+  snap.position = std::move(position);
   std::size_t count = 0;
   for (std::size_t pos = 0; pos < list.size(); ++pos) {
     if (kept[pos] == 0) {
@@ -2658,14 +2655,11 @@ void Scheduler::build_snapshot(bool reuse)
   if (reuse) {
     snap.nodes.swap(old.nodes); // the old list is the result; the spare buffer goes back below
   }
-  if (snap.position.capacity() < snap.nodes.size()) {
-    snap.position.reserve(snap.nodes.size() + snap.nodes.size() / 2);
-  }
   snap.pool_capacity.assign(m_input.node_pools.size(), model::Resources{});
   snap.pool_nodes.assign(m_input.node_pools.size(), 0);
   for (std::uint32_t pos = 0; pos < snap.nodes.size(); ++pos) {
     const auto& e = snap.nodes[pos];
-    snap.position.emplace_back(e.index, pos);
+    snap.set_position(e.index, pos);
     if (!e.pool_owned) {
       continue;
     }
@@ -2676,15 +2670,12 @@ void Scheduler::build_snapshot(bool reuse)
       }
     }
   }
-  std::sort(snap.position.begin(), snap.position.end());
   snap.index.build(snap.nodes);
   snap.valid = true;
   fresh.clear();
   if (reuse) { // the old lists' room, for the next rebuild
     old.nodes.clear();
-    old.position.clear();
     m_cache.spare_nodes = std::move(old.nodes);
-    m_cache.spare_position = std::move(old.position);
     snap.group_counts = std::move(old.group_counts);
     snap.counts_spec = std::move(old.counts_spec);
     update_group_counts(old.bindings, old.epoch);
@@ -2718,12 +2709,10 @@ void Scheduler::prepare_existing()
   m_placements.reserve(m_pods.size()); // at most one placement (and undo entry) per pod
   m_undo.reserve(m_pods.size());
   for (const auto n : m_input.excluded_nodes) {
-    const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
-                                     std::pair<cluster::NodeIndex, std::uint32_t>{n, 0});
-    if (it == snap.position.end() || it->first != n) {
+    const std::uint32_t pos = snap.position_of(n);
+    if (pos == ExistingSnapshot::k_unlisted) {
       continue;
     }
-    const std::uint32_t pos = it->second;
     auto& e = snap.nodes[pos];
     if (!e.excluded) {
       e.excluded = true;
@@ -3319,9 +3308,8 @@ bool Scheduler::veto_still_holds()
   if (v.moving_view && snap.index.quiet_now() != m_input.options.now) {
     snap.index.set_quiet_now(m_input.options.now);
   }
-  const auto it = std::lower_bound(snap.position.begin(), snap.position.end(),
-                                   std::pair<cluster::NodeIndex, std::uint32_t>{node, 0});
-  const std::size_t own = it != snap.position.end() && it->first == node ? it->second : FreeCapacityIndex::k_end;
+  const std::uint32_t at = snap.position_of(node);
+  const std::size_t own = at != ExistingSnapshot::k_unlisted ? at : FreeCapacityIndex::k_end;
   // With a prefix, the stop pod's node is found after the prefix is placed again (below).
   const bool replay = not_ready && !v.prefix.empty();
   std::size_t fit = FreeCapacityIndex::k_end;
@@ -5521,7 +5509,8 @@ std::size_t not_ready_holds(const cluster::Cluster& cluster, const SolveCache::I
 } // namespace
 
 bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
-                           std::span<const cluster::PodIndex> candidate_pods, std::span<const cluster::PodIndex> after)
+                           std::span<const cluster::PodIndex> candidate_pods, std::span<const cluster::PodIndex> after,
+                           std::uint64_t hold)
 {
   if (input.cache == nullptr || input.cluster == nullptr || input.excluded_nodes.size() != 1
       || !input.options.stop_on_delete_veto) {
@@ -5556,13 +5545,21 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   // As the solve would start: its pools prepared (nothing to do while they stand).
   auto& pass = c.quick_pass;
   auto& st = pass.standing;
-  const bool standing = st.valid && st.input == &input && st.pools == input.node_pools.data()
-                        && st.limits == input.remaining_limits.data() && st.limits_size == input.remaining_limits.size()
-                        && st.availability_version == input.availability_version
-                        && st.min_values_best_effort == input.options.min_values_best_effort
-                        && st.schedulers == c.schedulers_made && st.pools_generation == c.pools_generation
-                        && st.snapshot_builds == c.snapshot_builds && st.templates_generation == c.templates.generation
-                        && pass.matches(cluster, input, st.tolerate_pns, after);
+  // Within the caller's hold only what a solve changes is compared.
+  const bool cache_same = st.valid && st.schedulers == c.schedulers_made && st.pools_generation == c.pools_generation
+                          && st.snapshot_builds == c.snapshot_builds
+                          && st.templates_generation == c.templates.generation;
+  const auto inputs_same = [&] {
+    return st.input == &input && st.pools == input.node_pools.data() && st.limits == input.remaining_limits.data()
+           && st.limits_size == input.remaining_limits.size() && st.availability_version == input.availability_version
+           && st.min_values_best_effort == input.options.min_values_best_effort
+           && pass.matches(cluster, input, st.tolerate_pns, after);
+  };
+  const bool held = hold != 0 && st.hold == hold;
+  const bool standing = cache_same && (held || inputs_same());
+#ifndef NDEBUG
+  CAPSIM_CHECK(!(cache_same && held) || inputs_same(), "remembered_stop_holds: the input changed within a hold");
+#endif
   bool tolerate_pns = standing ? st.tolerate_pns : pass.prepared_tolerate_pns;
   if (!standing && !c.pools_prepared(input)) {
     tolerate_pns = c.prepare_pools(input, pass.pool_types);
@@ -5605,6 +5602,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     // (Not for a pool without a revision: it may change in place, so it is prepared every time.)
     st = {std::all_of(input.node_pools.begin(), input.node_pools.end(),
                       [](const NodePoolInput& p) { return p.revision != 0; }),
+          hold,
           &input,
           input.node_pools.data(),
           input.remaining_limits.data(),

@@ -207,10 +207,13 @@ struct SolveResult
 // solve. `input`: the solve's input with its cache, excluded_nodes {candidate} and, as pods, the
 // cluster's pending pods only; the solve would list after them all of the candidate's
 // reschedulable pods (`candidate_pods`, its pod list at `pods_revision`, every one bound there),
-// then `after`. The candidate is Ready and not marked for deletion.
+// then `after`. The candidate is Ready and not marked for deletion. `hold`: from
+// SolveCache::new_hold(), for a caller that asks again with the same input object, cluster and
+// `after`, all unchanged but for the excluded node (the checks of the rest are then skipped
+// while no solve runs in between); 0: none.
 [[nodiscard]] bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
                                          std::span<const cluster::PodIndex> candidate_pods,
-                                         std::span<const cluster::PodIndex> after);
+                                         std::span<const cluster::PodIndex> after, std::uint64_t hold = 0);
 
 // Requests Karpenter's scheduler uses for a pod: the pod's requests with pods = 1.
 [[nodiscard]] model::Resources pod_requests(const model::Pod& pod);
@@ -241,6 +244,9 @@ public:
   // candidates in an order unrelated to where that lies in memory).
   void prefetch_remembered_stop(cluster::NodeIndex node) const;
 
+  // A new id for remembered_stop_holds' `hold` (never 0).
+  [[nodiscard]] std::uint64_t new_hold() { return ++m_holds; }
+
   struct Impl;
 
   [[nodiscard]] Impl& impl() { return *m_impl; }
@@ -248,6 +254,7 @@ public:
 private:
   std::unique_ptr<Impl> m_impl;
   std::size_t m_prefix_stop_hits = 0;
+  std::uint64_t m_holds = 0;
 };
 
 } // namespace capsim::karpenter
