@@ -1497,10 +1497,11 @@ struct KeptPass
     return all;
   }
 
-  [[nodiscard]] bool holds() const
+  // `hold`: remembered_stop_holds' (0: none).
+  [[nodiscard]] bool holds(std::uint64_t hold = 0) const
   {
     const auto& node = env.cluster.node(candidate);
-    return remembered_stop_holds(in, node.pods_revision, node.pods, {});
+    return remembered_stop_holds(in, node.pods_revision, node.pods, {}, hold);
   }
 
   // The solve of deleting the candidate over a fresh cache.
@@ -1561,6 +1562,40 @@ TEST_CASE("remembered_stop_holds: what a pass found of pools and templates is fo
   // A Ready node with room for the stop pod joins: the solve places it there.
   pass.env.node("roomy", {}, allocatable(4000));
   CHECK_FALSE(pass.holds());
+  CHECK_FALSE(pass.fresh_solve_stops());
+}
+
+TEST_CASE("remembered_stop_holds: a hold skips the input's checks only while it lasts",
+          "[karpenter][solve][consolidation]")
+{
+  // Within a hold the caller changes nothing but the candidate; solves in between still have the
+  // checks that read the cache made again. A new input comes with a new hold, which checks it.
+  KeptPass pass;
+  const SolveInput early = pass.with_pods();
+  CHECK(solve(early).stopped); // remembering the stop
+  const auto first = pass.env.cache.new_hold();
+  CHECK(first != 0);
+  CHECK(pass.holds(first));
+  CHECK(pass.holds(first));
+  CHECK(solve(early).stopped); // a solve in between: a new Scheduler, the same answers
+  CHECK(pass.holds(first));
+  // A pool limited in this solve: no stop is answered before the solve, under a new hold as
+  // without one.
+  Limits cap;
+  cap.listed = 1U << model::k_cpu;
+  cap.max[model::k_cpu] = 1000 * 1000;
+  pass.in.remaining_limits.assign(pass.in.node_pools.size(), cap);
+  const auto limited = pass.env.cache.new_hold();
+  CHECK(limited != first);
+  CHECK_FALSE(pass.holds(limited));
+  CHECK_FALSE(pass.holds(limited));
+  CHECK_FALSE(pass.holds());
+  pass.in.remaining_limits.clear();
+  const auto again = pass.env.cache.new_hold();
+  CHECK(pass.holds(again));
+  // A Ready node with room for the stop pod joins: a new hold sees it.
+  pass.env.node("roomy", {}, allocatable(4000));
+  CHECK_FALSE(pass.holds(pass.env.cache.new_hold()));
   CHECK_FALSE(pass.fresh_solve_stops());
 }
 
