@@ -615,8 +615,11 @@ bool counts_pods_of(ExistingSnapshot::SpecCounts& known, const TopologyGroup& g,
 // may fit `want`, or k_end. A moved pod that fits no Ready node vetoes a delete wherever it goes:
 // placements only shrink the free room, so it lands on a node that is not Ready, on a NodeClaim
 // or nowhere (the nodes that are not Ready are the few launching ones, passed over one by one).
-std::size_t first_ready_fit(const ExistingSnapshot& snap, const FreeCapacityIndex::Dims& want, bool moving,
-                            std::size_t skip, cluster::NodeIndex skip_node = cluster::k_none)
+// (Inlined: a pass asks this for every candidate, and its frame cost more than its memo's answer.)
+[[gnu::always_inline]] inline std::size_t first_ready_fit(const ExistingSnapshot& snap,
+                                                          const FreeCapacityIndex::Dims& want, bool moving,
+                                                          std::size_t skip,
+                                                          cluster::NodeIndex skip_node = cluster::k_none)
 {
   const auto [first, second] = snap.index.first_two_ready(
       want, moving, [&snap](std::size_t pos) { return snap.nodes[pos].node->lifecycle == cluster::NodeLifecycle::ready; });
@@ -5313,11 +5316,20 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveCache::Impl::QuickStop&
     return false;
   }
   // (Over the resources used only: mostly cpu, memory and pods of the sixteen; a pass asks this
-  // for every candidate.)
+  // for every candidate, most with no pods joined.)
+  const auto& others = pass.others.requests.v;
+  if (joined == nullptr) {
+    for (std::uint32_t rest = used; rest != 0; rest &= rest - 1) {
+      const auto d = static_cast<std::size_t>(std::countr_zero(rest));
+      if (others[d] > r.slack.v[d]) {
+        return false;
+      }
+    }
+    return true;
+  }
   for (std::uint32_t rest = used; rest != 0; rest &= rest - 1) {
     const auto d = static_cast<std::size_t>(std::countr_zero(rest));
-    const std::int64_t more = joined != nullptr ? joined->requests.v[d] : 0;
-    if (pass.others.requests.v[d] + more > r.slack.v[d]) {
+    if (others[d] + joined->requests.v[d] > r.slack.v[d]) {
       return false;
     }
   }
