@@ -221,10 +221,21 @@ public:
   {
     changed();
     m_log_whole = false;
+    const std::optional<SimTime> before = m_quiet_now;
     m_quiet_now = now;
     for (std::size_t i = 0; i < m_size; ++i) {
+      // Every leaf's view is its node's for the clock value before (update and build make it
+      // so): only a window that one clock value is in and the other not changes it.
+      const SimTime until = m_quiet_until[i];
+      if ((before && *before < until) == (now < until)) {
+#ifndef NDEBUG
+        const Entry& kept = m_max[m_leaves + i];
+        CAPSIM_CHECK(kept.moving == (now < until ? k_empty : kept.all), "FreeCapacityIndex: a leaf's view is stale");
+#endif
+        continue;
+      }
       Entry& e = m_max[m_leaves + i];
-      const Dims moving = now < m_quiet_until[i] ? k_empty : e.all;
+      const Dims moving = now < until ? k_empty : e.all;
       if (moving == e.moving) {
         continue;
       }
@@ -362,22 +373,24 @@ public:
   // The first two positions (k_end when fewer) whose node may fit `want` and is Ready by
   // `ready(pos)`, a function of the content (readiness changes only with a new version: the
   // snapshot is rebuilt or its entries redone when a node changes); remembered alike.
+  // (Inlined up to the memo's answer, the searches out of line: a pass asks this for every
+  // candidate, and a call's frame cost as much as the answer.)
   template <typename Ready>
-  [[nodiscard]] std::pair<std::size_t, std::size_t> first_two_ready(const Dims& want, bool moving, Ready&& ready) const
+  [[gnu::always_inline]] [[nodiscard]] std::pair<std::size_t, std::size_t> first_two_ready(const Dims& want,
+                                                                                          bool moving,
+                                                                                          const Ready& ready) const
   {
+    FitMemo& m = memo(want, moving);
+    if (!m.ready_known) {
+      find_ready(m, ready);
+    }
+#ifndef NDEBUG
     const auto walk = [&](std::size_t f) {
       while (f != k_end && !ready(f)) {
         f = next(f + 1, want, moving);
       }
       return f;
     };
-    FitMemo& m = memo(want, moving);
-    if (!m.ready_known) {
-      m.ready_first = walk(m.first);
-      m.ready_second = m.ready_first == k_end ? k_end : walk(next(m.ready_first + 1, want, moving));
-      m.ready_known = true;
-    }
-#ifndef NDEBUG
     const std::size_t first = walk(next(0, want, moving));
     CAPSIM_CHECK(first == m.ready_first
                      && (first == k_end || walk(next(first + 1, want, moving)) == m.ready_second),
@@ -465,7 +478,7 @@ private:
   // The entry for (want, moving) at the current version: found, or made with its first fit.
   // Direct-mapped by a hash of the key: a pass asks for each of a few request shapes thousands of
   // times, and one compare finds it (a scan of every entry cost more than the rest of the check).
-  FitMemo& memo(const Dims& want, bool moving) const
+  [[gnu::always_inline]] FitMemo& memo(const Dims& want, bool moving) const
   {
     const std::uint64_t h = (static_cast<std::uint64_t>(want[0]) * 0x9E3779B97F4A7C15ULL)
                             ^ (static_cast<std::uint64_t>(want[1]) * 0xC2B2AE3D27D4EB4FULL)
@@ -476,8 +489,28 @@ private:
         && m.want[2] == want[2]) {
       return m;
     }
-    m = FitMemo{m_version, want, moving, next(0, want, moving), k_unknown};
+    fill(m, want, moving);
     return m;
+  }
+
+  [[gnu::noinline]] void fill(FitMemo& m, const Dims& want, bool moving) const
+  {
+    m = FitMemo{m_version, want, moving, next(0, want, moving), k_unknown};
+  }
+
+  // first_two_ready's searches for a memo entry.
+  template <typename Ready>
+  [[gnu::noinline]] void find_ready(FitMemo& m, const Ready& ready) const
+  {
+    const auto walk = [&](std::size_t f) {
+      while (f != k_end && !ready(f)) {
+        f = next(f + 1, m.want, m.moving);
+      }
+      return f;
+    };
+    m.ready_first = walk(m.first);
+    m.ready_second = m.ready_first == k_end ? k_end : walk(next(m.ready_first + 1, m.want, m.moving));
+    m.ready_known = true;
   }
 
   std::size_t m_size = 0;
@@ -1826,8 +1859,10 @@ void Scheduler::prepare_pools()
 void Scheduler::prepare_pods()
 {
   const bool ignore = m_input.options.ignore_preferences;
-  std::array<bool, model::k_max_resources> used{};
-  used[model::k_cpu] = used[model::k_memory] = used[model::k_pods] = true;
+  // The requests OR-ed together: a resource is used when its entry is not zero (a loop without
+  // branches, over every pod of every solve).
+  std::array<std::int64_t, model::k_max_resources> any{};
+  any[model::k_cpu] = any[model::k_memory] = any[model::k_pods] = 1;
   m_pods.reserve(m_input.pods.size());
   m_batch.reserve(m_input.pods.size());
   const model::PodSpec* last_spec = nullptr;
@@ -1866,7 +1901,7 @@ void Scheduler::prepare_pods()
       q.from_deleting = n.lifecycle == cluster::NodeLifecycle::deleting || n.disrupted_taint;
     }
     for (std::size_t d = 0; d < model::k_max_resources; ++d) {
-      used[d] = used[d] || q.requests.v[d] != 0;
+      any[d] |= q.requests.v[d];
     }
     if (!ps.pod.spec->host_ports.empty()) {
       m_any_host_ports = true;
@@ -1877,11 +1912,11 @@ void Scheduler::prepare_pods()
   m_daemons = m_daemon_list.get();
   for (const auto& d : *m_daemons) {
     for (std::size_t i = 0; i < model::k_max_resources; ++i) {
-      used[i] = used[i] || d.requests.v[i] != 0;
+      any[i] |= d.requests.v[i];
     }
   }
   for (std::size_t d = 0; d < model::k_max_resources; ++d) {
-    if (used[d]) {
+    if (any[d] != 0) {
       m_dims.push_back(static_cast<model::ResourceId>(d));
     }
   }
