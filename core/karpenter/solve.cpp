@@ -2593,7 +2593,9 @@ void Scheduler::build_snapshot(bool reuse)
   std::vector<std::uint32_t> position = std::move(snap.position);
   const auto unlist = [&position](const std::vector<ExistingNode>& list) {
     for (const auto& e : list) {
-      position[e.index] = ExistingSnapshot::k_unlisted;
+      if (e.index < position.size()) { // (always, unless a build before threw half-way)
+        position[e.index] = ExistingSnapshot::k_unlisted;
+      }
     }
   };
   std::vector<ExistingNode> nodes_buffer;
