@@ -493,6 +493,7 @@ private:
     return m;
   }
 
+  // memo()'s miss: the entry made with its first fit (out of line, so that a hit calls nothing).
   [[gnu::noinline]] void fill(FitMemo& m, const Dims& want, bool moving) const
   {
     m = FitMemo{m_version, want, moving, next(0, want, moving), k_unknown};
