@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -345,11 +346,48 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   launch_claims(now, result, actuator, cluster);
   m_nominated_until.resize(cluster.nodes().size(), -1);
   // (Only live nodes are ever disruption candidates, the one reader.)
-  for (const NodeIndex n : cluster.alive_node_indices()) {
-    if (cluster.node(n).created_at == now) {
+  m_created.update(cluster, now);
+#ifndef NDEBUG
+  std::vector<NodeIndex> live;
+  std::copy_if(m_created.nodes.begin(), m_created.nodes.end(), std::back_inserter(live),
+               [&cluster](NodeIndex n) { return cluster.node(n).alive(); });
+  std::vector<NodeIndex> walked;
+  std::copy_if(cluster.alive_node_indices().begin(), cluster.alive_node_indices().end(), std::back_inserter(walked),
+               [&cluster, now](NodeIndex n) { return cluster.node(n).created_at == now; });
+  CAPSIM_CHECK(live == walked, "provisioning: the nodes created now differ from a walk over the live nodes");
+#endif
+  for (const NodeIndex n : m_created.nodes) {
+    if (cluster.node(n).alive()) {
       m_nominated_until[n] = now + window;
       m_nomination_log.push_back(n);
       m_nominations_end = std::max(m_nominations_end, now + window);
+    }
+  }
+}
+
+void KarpenterController::CreatedAt::update(const cluster::Cluster& c, SimTime at)
+{
+  if (cluster != c.instance_id()) {
+    *this = CreatedAt{};
+    cluster = c.instance_id();
+  }
+  if (at != now) {
+    nodes.clear();
+    now = at;
+    if (latest >= at) { // (a node looked at may have been created at `at`)
+      for (NodeIndex n = 0; n < scanned; ++n) {
+        if (c.node(n).created_at == at) {
+          nodes.push_back(n);
+        }
+      }
+    }
+  }
+  const std::size_t all = c.nodes().size();
+  for (; scanned < all; ++scanned) {
+    const SimTime created = c.node(static_cast<NodeIndex>(scanned)).created_at;
+    latest = std::max(latest, created);
+    if (created == at) {
+      nodes.push_back(static_cast<NodeIndex>(scanned));
     }
   }
 }
