@@ -365,10 +365,10 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   }
 }
 
-void KarpenterController::CreatedAt::update(const cluster::Cluster& c, SimTime at)
+void NodesCreatedAt::update(const cluster::Cluster& c, SimTime at)
 {
   if (cluster != c.instance_id()) {
-    *this = CreatedAt{};
+    *this = NodesCreatedAt{};
     cluster = c.instance_id();
   }
   if (at != now) {

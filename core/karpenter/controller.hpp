@@ -18,6 +18,22 @@
 
 namespace capsim::karpenter {
 
+// The nodes of a cluster created at one clock value (NodeState::created_at), ascending:
+// provisioning nominates them after each solve, and a walk over the live nodes per solve cost ~1%
+// of a 1,000,000-pod week. Kept from the nodes added since the last update; the nodes before are
+// looked at again only when one of them was created at or after the new clock value.
+struct NodesCreatedAt
+{
+  std::vector<cluster::NodeIndex> nodes; // created at `now`, live or not
+  SimTime now = -1;
+  std::uint64_t cluster = 0; // Cluster::instance_id
+  std::size_t scanned = 0;   // the nodes looked at: [0, scanned)
+  SimTime latest = std::numeric_limits<SimTime>::min(); // their latest created_at
+
+  // Brings `nodes` up to date for the clock value `at`.
+  void update(const cluster::Cluster& c, SimTime at);
+};
+
 // Karpenter as a simulated controller: the provisioner (pending-pod batching, Solve, launch),
 // the forceful expiration controller and, through `Disruption`, the disruption controller.
 // Interruption is the engine's: it drains spot nodes on the 2-minute notice.
@@ -134,21 +150,6 @@ private:
     // Brings `nodes` up to date from the cluster's node log; true when a node joined.
     bool update(const cluster::Cluster& c);
   };
-  // The nodes created at one clock value (NodeState::created_at), ascending: provisioning
-  // nominates them after each solve, and a walk over the live nodes per solve cost ~1% of a
-  // 1,000,000-pod week. Kept from the nodes added since the last call; the nodes before are looked
-  // at again only when one of them was created at or after the new clock value.
-  struct CreatedAt
-  {
-    std::vector<cluster::NodeIndex> nodes; // created at `now`, live or not
-    SimTime now = -1;
-    std::uint64_t cluster = 0;
-    std::size_t scanned = 0; // the nodes looked at: [0, scanned)
-    SimTime latest = std::numeric_limits<SimTime>::min(); // their latest created_at
-
-    // Brings `nodes` up to date for the clock value `at`.
-    void update(const cluster::Cluster& c, SimTime at);
-  };
   // The static provisioning and deprovisioning controllers (feature gate StaticCapacity): each
   // static NodePool launches NodeClaims up to spec.replicas (within limits.nodes) and deletes
   // the surplus. They react to NodeClaim and NodePool changes, so run when the nodes or the
@@ -198,7 +199,7 @@ private:
   // 10 s while it stays.
   DisruptedNodes m_disrupted;
   DisruptedNodes m_disrupted_for_consolidation;
-  CreatedAt m_created;
+  NodesCreatedAt m_created;
   SimTime m_next_disruption = 0;
   SimTime m_disruption_wake = -1; // request_disruption_wake
   std::vector<SimTime> m_nominated_until; // per node
