@@ -66,6 +66,16 @@ double sum_prices(std::span<const Candidate> candidates)
   return sum;
 }
 
+// Whether some option of the claim has an offering its requirements allow below `max_price`: a
+// bound on what remove_options_by_price keeps (each option's worst launch price is at least this
+// cheapest price, under these requirements or stricter ones).
+bool launches_below(const NewNodeClaim& claim, double max_price, const OfferingAvailable& available)
+{
+  return std::any_of(claim.instance_types.begin(), claim.instance_types.end(), [&](const catalog::InstanceType* t) {
+    return cheapest_price(*t, claim.requirements, available) < max_price;
+  });
+}
+
 // Why no option of `options` (the claim's options before the price filter) is cheaper.
 std::string price_rule_detail(const NewNodeClaim& claim, const std::vector<const catalog::InstanceType*>& options,
                               double candidate_price, const OfferingAvailable& available)
@@ -529,6 +539,24 @@ ConsolidationOutcome compute_consolidation(const SimulationContext& ctx, std::sp
   const bool spot_to_spot = all_spot && has_capacity_type(claims.front().requirements, model::k_capacity_spot);
   if (spot_to_spot && !ctx.spot_to_spot) {
     out.rejected = "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node";
+    return out;
+  }
+  if (sketch && !spot_to_spot && !ctx.reasons && !launches_below(claims.front(), candidate_price, available)) {
+    // The price filter below leaves the full claim no option: it has the sketch's options, and
+    // offerings of them that its requirements allow are among those the sketch's allow.
+#ifndef NDEBUG
+    Simulation full = simulate_scheduling(ctx, candidates, true, false);
+    CAPSIM_CHECK(full.failure.empty() && full.result.claims.size() == 1
+                     && full.result.claims.front().instance_types == claims.front().instance_types,
+                 "consolidation: the full simulation differs");
+    NewNodeClaim& c = full.result.claims.front();
+    CAPSIM_CHECK(!remove_options_by_price(c, candidate_price, available) || c.instance_types.empty(),
+                 "consolidation: a replacement the sketch's prices rule out keeps an option");
+#endif
+    if (SolveCache* cache = ctx.scratch.input->cache) {
+      cache->count_sketch_price_rejection();
+    }
+    out.rejected = k_reason_not_recorded;
     return out;
   }
   if (sketch) {

@@ -240,6 +240,12 @@ public:
   [[nodiscard]] std::size_t prefix_stop_hits() const { return m_prefix_stop_hits; }
   void count_prefix_stop_hit() { ++m_prefix_stop_hits; }
 
+  // Consolidation simulations whose sketched NodeClaim (SolveOptions::sketch_claims) had no option
+  // launching below the candidates' price, rejected without solving for the full claim (counted by
+  // compute_consolidation).
+  [[nodiscard]] std::size_t sketch_price_rejections() const { return m_sketch_price_rejections; }
+  void count_sketch_price_rejection() { ++m_sketch_price_rejections; }
+
   // Starts loading what remembered_stop_holds reads first for the node (a pass asks about its
   // candidates in an order unrelated to where that lies in memory).
   void prefetch_remembered_stop(cluster::NodeIndex node) const;
@@ -254,6 +260,7 @@ public:
 private:
   std::unique_ptr<Impl> m_impl;
   std::size_t m_prefix_stop_hits = 0;
+  std::size_t m_sketch_price_rejections = 0;
   std::uint64_t m_holds = 0;
 };
 

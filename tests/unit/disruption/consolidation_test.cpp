@@ -540,3 +540,73 @@ TEST_CASE("Consolidation Delete: single-node's remembered stops answer the stuck
 
 } // namespace capsim::karpenter::dtest
 
+
+namespace capsim::karpenter::dtest {
+
+// capsim: without --explain, a spot candidate's simulation that ends with one on-demand NodeClaim
+// is rejected from the sketched claim's prices when none of its options launches below the
+// candidate's (compute_consolidation); debug builds solve for the full claim and check it.
+
+namespace {
+
+struct SketchedRun
+{
+  std::vector<std::string> alive;
+  std::int64_t launched = 0;
+  std::size_t rejections = 0; // SolveCache::sketch_price_rejections
+};
+
+// A spot node of `type` whose 3.5-CPU pod asks for on-demand, run for 30 minutes.
+SketchedRun run_on_demand_pod(const std::string& type, bool explain)
+{
+  Sim sim;
+  sim.pool();
+  sim.node("node-0", "default", type, std::nullopt, "test-zone-1", "spot");
+  PodOpts on_demand = rs_pod();
+  on_demand.cpu_milli = 3500;
+  on_demand.node_selector = {{std::string(model::labels::k_capacity_type), "on-demand"}};
+  sim.pods_on("node-0", 1, on_demand);
+  const auto result = sim.run(30 * k_minute, explain);
+  INFO(dump(result));
+  if (explain) {
+    CHECK(has_decision(result, "node-0", "keep", "can't replace with a cheaper node")
+          == (type == "4-cpu-1-mem-amd64-linux-test-zone-1-spot"));
+  }
+  return {sim.alive(), static_cast<std::int64_t>(result.nodes.launched),
+          sim.controller().cache().sketch_price_rejections()};
+}
+
+} // namespace
+
+TEST_CASE("Consolidation Replace: a sketched on-demand replacement no cheaper than the spot candidate is rejected "
+          "without the full claim",
+          "[disruption][consolidation]")
+{
+  // The cheapest 4-CPU type: every replacement option launches at its price or more, so the node
+  // stays, whether or not decisions are recorded.
+  const auto explained = run_on_demand_pod("4-cpu-1-mem-amd64-linux-test-zone-1-spot", true);
+  const auto quiet = run_on_demand_pod("4-cpu-1-mem-amd64-linux-test-zone-1-spot", false);
+  CHECK(quiet.alive == std::vector<std::string>{"node-0"});
+  CHECK(quiet.launched == 0);
+  CHECK(quiet.alive == explained.alive);
+  CHECK(quiet.launched == explained.launched);
+  CHECK(explained.rejections == 0); // reasons wanted: the full claim's
+  CHECK(quiet.rejections > 0);
+}
+
+TEST_CASE("Consolidation Replace: a sketched on-demand replacement cheaper than the spot candidate is solved in full",
+          "[disruption][consolidation]")
+{
+  // A 4-CPU type with 8 GiB: the 1-GiB one launches on-demand below its price and replaces it,
+  // whether or not decisions are recorded.
+  const auto explained = run_on_demand_pod("4-cpu-8-mem-amd64-linux-test-zone-1-spot", true);
+  const auto quiet = run_on_demand_pod("4-cpu-8-mem-amd64-linux-test-zone-1-spot", false);
+  CHECK(quiet.launched == 1);
+  CHECK(quiet.alive.size() == 1);
+  CHECK(quiet.alive != std::vector<std::string>{"node-0"});
+  CHECK(quiet.launched == explained.launched);
+  CHECK(quiet.alive.size() == explained.alive.size());
+  CHECK(quiet.rejections == 0);
+}
+
+} // namespace capsim::karpenter::dtest
