@@ -80,6 +80,17 @@ struct Template
   bool spot_possible = false;
   std::vector<TypeSet> offered_in_zone;
   std::vector<TypeSet> spot_in_zone;
+  // Scheduler::spot_room_bound's first pick per zone and DaemonSet group (zone * groups + group),
+  // made on first use: among the group's options with spot in the zone, the first with the most
+  // CPU, and its room (allocatable less the group's overhead). A solve's pick is this one whenever
+  // it has room for every pod of the solve.
+  struct SpotPick
+  {
+    bool made = false;
+    bool any = false; // the group has an option with spot in the zone
+    model::Resources room;
+  };
+  mutable std::vector<SpotPick> spot_picks;
 };
 
 // A template's NodePool limits during one solve.
@@ -1642,6 +1653,9 @@ private:
   // SolveResult::stop_pod for a stop on `p` before any pod was placed.
   [[nodiscard]] cluster::PodIndex stop_resting_on(const QueuedPod& p) const;
   [[nodiscard]] bool limited(const Template& t) const; // its pool has limits
+  const Template::SpotPick& spot_pick(const Template& t, std::size_t zone, std::size_t group);
+  // The first type of m_tmp (not empty) with the most allocatable CPU; m_tmp is changed.
+  std::size_t first_with_most_cpu(PoolTypes& types);
   bool summarize(cluster::PodIndex pod, PodsSummary& out); // adds the pod if it is scheduled
   // The entry for p's stop (of the kind no_room or not_ready), common fields set.
   SolveCache::Impl::Veto* remember(const QueuedPod& p, bool no_room);
@@ -2846,25 +2860,35 @@ model::Resources Scheduler::spot_room_bound(const model::Resources& all)
         if (!t.groups[g].host_ports.empty()) {
           continue;
         }
-        // The group's spot options in the zone with room for `all` (the groups partition the
-        // types, so these are in m_spot_room by this group's overhead).
-        m_tmp = t.group_mask[g];
-        m_tmp.and_with(t.spot_in_zone[z]);
-        m_tmp.and_with(m_spot_room[ti]);
-        m_tmp.and_with(t.options);
-        if (!m_tmp.any()) {
+        // The first of the group's spot options in the zone with the most CPU: when it has room
+        // for `all`, it is the first with the most CPU of those that have (a search over fewer).
+        const Template::SpotPick& first_pick = spot_pick(t, z, g);
+        if (!first_pick.any) {
           continue;
         }
-        const std::int64_t cpu = t.types->max_allocatable(model::k_cpu, m_tmp);
-        m_tmp.and_with(t.types->at_least(model::k_cpu, cpu));
-        std::optional<std::size_t> pick;
-        m_tmp.for_each([&pick](std::size_t i) {
-          if (!pick) {
-            pick = i;
+        const bool room_for_all = std::all_of(m_dims.begin(), m_dims.end(),
+                                              [&](model::ResourceId d) { return first_pick.room[d] >= all[d]; });
+        // Else the group's spot options in the zone with room for `all` (the groups partition the
+        // types, so these are in m_spot_room by this group's overhead).
+        const auto searched = [&]() -> std::optional<model::Resources> {
+          m_tmp = t.group_mask[g];
+          m_tmp.and_with(t.spot_in_zone[z]);
+          m_tmp.and_with(m_spot_room[ti]);
+          m_tmp.and_with(t.options);
+          if (!m_tmp.any()) {
+            return std::nullopt;
           }
-        });
-        CAPSIM_CHECK(pick.has_value(), "solve: no spot option with the most CPU");
-        const model::Resources room = t.types->types()[*pick].allocatable - t.groups[g].overhead;
+          return t.types->types()[first_with_most_cpu(*t.types)].allocatable - t.groups[g].overhead;
+        };
+#ifndef NDEBUG
+        CAPSIM_CHECK(!room_for_all || searched() == first_pick.room,
+                     "solve: the first spot pick differs from the search");
+#endif
+        const std::optional<model::Resources> found = room_for_all ? first_pick.room : searched();
+        if (!found) {
+          continue;
+        }
+        const model::Resources& room = *found;
 #ifndef NDEBUG
         for (const auto d : m_dims) {
           CAPSIM_CHECK(room[d] >= all[d], "solve: a spot option without room for every pod");
@@ -2882,6 +2906,41 @@ model::Resources Scheduler::spot_room_bound(const model::Resources& all)
     }
   }
   return bound;
+}
+
+const Template::SpotPick& Scheduler::spot_pick(const Template& t, std::size_t zone, std::size_t group)
+{
+  const std::size_t at = zone * t.groups.size() + group;
+  if (t.spot_picks.size() <= at) {
+    t.spot_picks.resize(t.offered_in_zone.size() * t.groups.size());
+  }
+  Template::SpotPick& pick = t.spot_picks[at];
+  if (pick.made) {
+    return pick;
+  }
+  pick.made = true;
+  m_tmp = t.group_mask[group];
+  m_tmp.and_with(t.spot_in_zone[zone]);
+  if (!m_tmp.any()) {
+    return pick;
+  }
+  pick.any = true;
+  pick.room = t.types->types()[first_with_most_cpu(*t.types)].allocatable - t.groups[group].overhead;
+  return pick;
+}
+
+std::size_t Scheduler::first_with_most_cpu(PoolTypes& types)
+{
+  // (Found by a search over the CPU thresholds, not a walk over the types.)
+  m_tmp.and_with(types.at_least(model::k_cpu, types.max_allocatable(model::k_cpu, m_tmp)));
+  std::optional<std::size_t> first;
+  m_tmp.for_each([&first](std::size_t i) {
+    if (!first) {
+      first = i;
+    }
+  });
+  CAPSIM_CHECK(first.has_value(), "solve: no spot option with the most CPU");
+  return *first;
 }
 
 const QueuedPod* Scheduler::bound_pod_fitting_nowhere()

@@ -1466,6 +1466,47 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds while the pods fit the
   CHECK(early_checked(env, candidate).stopped);
 }
 
+TEST_CASE("remembered_stop_holds: a stop on no room keeps the spot option with room when the one with the most CPU "
+          "has none",
+          "[karpenter][solve][consolidation]")
+{
+  // Two types with spot in zones 1 and 2: "wide" (8 CPUs, 4 GiB) and "tall" (4 CPUs, 32 GiB). The
+  // candidate's pod asks for 2 CPUs and 8 GiB: only "tall" has room for it, so NodeClaims keep spot
+  // while the pods fit "tall", not "wide" (the type with the most CPU).
+  constexpr std::int64_t gib_bytes = 1024LL * 1024 * 1024;
+  const auto type = [](const std::string& name, std::int64_t cpu_milli, std::int64_t gib) {
+    testing::FakeTypeOptions o;
+    o.cpu_milli = cpu_milli;
+    o.memory = gib * 1024LL * 1024 * 1024;
+    o.pods = 110;
+    return testing::fake_instance_type(name, o);
+  };
+  Env env({type("wide", 8000, 4), type("tall", 4000, 32)});
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  env.node("other", {}, allocatable(1000));
+  PodOptions big = cpu(2000);
+  big.memory = 8 * gib_bytes;
+  env.bind(env.pod(big), candidate);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+  // A pending pod within "tall"'s room (3 CPUs, 9 GiB in all): still answered before the solve.
+  PodOptions small = cpu(1000);
+  small.memory = gib_bytes;
+  const auto p1 = env.pod(small);
+  CHECK(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  // Beyond "tall"'s CPUs (4.5 CPUs): no type with spot has room for every pod, so a NodeClaim may
+  // end on-demand; neither the check nor the pre-check answers.
+  const auto p2 = env.pod(cpu(1500));
+  CHECK_FALSE(quick_stop(env, candidate));
+  (void)early_checked(env, candidate);
+  env.remove(p2);
+  env.remove(p1);
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+}
+
 namespace {
 
 // A candidate whose one pod fits no other node, over a spot pool in every zone, and the input a
