@@ -1437,6 +1437,35 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds on a changed pod list 
   CHECK(moved.existing.front().node == other);
 }
 
+namespace {
+
+// The candidate's stop on no room, once solved and remembered, still answers before the solve with
+// the pending pods `within` (the spot option it found has room for them and the candidate's pods);
+// with `beyond` pending as well no spot option has room for every pod, and neither the check nor
+// the pre-check answers; with them gone it answers again.
+void check_spot_box(Env& env, cluster::NodeIndex candidate, const std::vector<PodOptions>& within,
+                    const PodOptions& beyond)
+{
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+  std::vector<cluster::PodIndex> pending;
+  for (const auto& o : within) {
+    pending.push_back(env.pod(o));
+  }
+  CHECK(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  pending.push_back(env.pod(beyond));
+  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK_FALSE(early_checked(env, candidate).stopped);
+  for (const auto p : pending) {
+    env.remove(p);
+  }
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+}
+
+} // namespace
+
 TEST_CASE("remembered_stop_holds: a stop on no room holds while the pods fit the spot options it found",
           "[karpenter][solve][consolidation]")
 {
@@ -1448,22 +1477,9 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds while the pods fit the
   const auto candidate = env.node("candidate", {}, allocatable(8000));
   env.node("other", {}, allocatable(1000));
   env.bind(env.pod(cpu(2000)), candidate);
-  CHECK(early_checked(env, candidate).stopped);
-  CHECK(quick_stop(env, candidate));
   // Pending pods that ask for more than the stop remembered, less than the largest spot option's
-  // room: still answered before the solve.
-  const auto p1 = env.pod(cpu(3000));
-  const auto p2 = env.pod(cpu(3000));
-  CHECK(quick_stop(env, candidate));
-  CHECK(early_checked(env, candidate).stopped);
-  // Beyond every spot option: the check does not answer.
-  const auto p3 = env.pod(cpu(3500));
-  CHECK_FALSE(quick_stop(env, candidate));
-  (void)early_checked(env, candidate);
-  env.remove(p1);
-  env.remove(p2);
-  env.remove(p3);
-  CHECK(early_checked(env, candidate).stopped);
+  // room, then one beyond every spot option.
+  check_spot_box(env, candidate, {cpu(3000), cpu(3000)}, cpu(3500));
 }
 
 TEST_CASE("remembered_stop_holds: a stop on no room keeps the spot option with room when the one with the most CPU "
@@ -1488,23 +1504,10 @@ TEST_CASE("remembered_stop_holds: a stop on no room keeps the spot option with r
   PodOptions big = cpu(2000);
   big.memory = 8 * gib_bytes;
   env.bind(env.pod(big), candidate);
-  CHECK(early_checked(env, candidate).stopped);
-  CHECK(quick_stop(env, candidate));
-  // A pending pod within "tall"'s room (3 CPUs, 9 GiB in all): still answered before the solve.
+  // A pending pod within "tall"'s room (3 CPUs, 9 GiB in all), then one beyond its CPUs (4.5).
   PodOptions small = cpu(1000);
   small.memory = gib_bytes;
-  const auto p1 = env.pod(small);
-  CHECK(quick_stop(env, candidate));
-  CHECK(early_checked(env, candidate).stopped);
-  // Beyond "tall"'s CPUs (4.5 CPUs): no type with spot has room for every pod, so a NodeClaim may
-  // end on-demand; neither the check nor the pre-check answers.
-  const auto p2 = env.pod(cpu(1500));
-  CHECK_FALSE(quick_stop(env, candidate));
-  (void)early_checked(env, candidate);
-  env.remove(p2);
-  env.remove(p1);
-  CHECK(early_checked(env, candidate).stopped);
-  CHECK(quick_stop(env, candidate));
+  check_spot_box(env, candidate, {small}, cpu(1500));
 }
 
 namespace {
