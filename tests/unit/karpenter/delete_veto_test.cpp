@@ -1493,7 +1493,7 @@ TEST_CASE("remembered_stop_holds: a stop on no room keeps the spot option with r
   const auto type = [](const std::string& name, std::int64_t cpu_milli, std::int64_t gib) {
     testing::FakeTypeOptions o;
     o.cpu_milli = cpu_milli;
-    o.memory = gib * 1024LL * 1024 * 1024;
+    o.memory = gib * gib_bytes;
     o.pods = 110;
     return testing::fake_instance_type(name, o);
   };
