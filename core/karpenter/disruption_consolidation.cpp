@@ -374,23 +374,21 @@ bool remembered_stop(const SimulationContext& ctx, const SimulationStart& start,
 
 } // namespace
 
-bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c)
+namespace {
+
+// stops_on_remembered_veto past its quick answer: the set-up held or made, then remembered_stop.
+// (Out of line: most candidates are answered without it.)
+[[gnu::noinline]] bool remembered_stop_set_up(const SimulationContext& ctx, const Candidate& c, bool no_pdbs)
 {
-  // (compute_consolidation's simulation for the candidate alone, as far as its remembered stop.)
-  const bool sketch = c.spot && !ctx.spot_to_spot;
-  if (!sketch || ctx.reasons) {
-    return false;
-  }
   auto& held = ctx.scratch.held_stop_check;
   SimulationStart start;
   if (held) {
     // Set up for the last candidate asked: only the node left out differs (start_simulation
     // ends the hold before any other simulation).
-    start = {&*ctx.scratch.input, *held, ctx.scratch.input->options.stop_on_delete_veto,
-             ctx.pdbs == nullptr || ctx.pdbs->empty()};
+    start = {&*ctx.scratch.input, *held, ctx.scratch.input->options.stop_on_delete_veto, no_pdbs};
     start.in->excluded_nodes.front() = c.node;
   } else {
-    start = start_simulation(ctx, std::span(&c, 1), true, sketch, true);
+    start = start_simulation(ctx, std::span(&c, 1), true, true, true);
     held = start.base_options;
     ctx.scratch.hold = start.in->cache != nullptr ? start.in->cache->new_hold() : 0;
   }
@@ -398,7 +396,7 @@ bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c)
   {
     // The same set-up as a fresh start would make.
     const SolveInput kept = *start.in;
-    const SimulationStart fresh = start_simulation(ctx, std::span(&c, 1), true, sketch, true);
+    const SimulationStart fresh = start_simulation(ctx, std::span(&c, 1), true, true, true);
     CAPSIM_CHECK(fresh.stop_on_delete_veto == start.stop_on_delete_veto && fresh.no_pdbs == start.no_pdbs
                      && kept.excluded_nodes == fresh.in->excluded_nodes && kept.pods == fresh.in->pods
                      && kept.options.stop_on_delete_veto == fresh.in->options.stop_on_delete_veto
@@ -410,6 +408,26 @@ bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c)
   }
 #endif
   return remembered_stop(ctx, start, std::span(&c, 1), ctx.scratch.hold);
+}
+
+} // namespace
+
+bool stops_on_remembered_veto(const SimulationContext& ctx, const Candidate& c)
+{
+  // (compute_consolidation's simulation for the candidate alone, sketched, as far as its
+  // remembered stop.)
+  const bool sketch = c.spot && !ctx.spot_to_spot;
+  if (!sketch || ctx.reasons) {
+    return false;
+  }
+  const bool no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
+  // While the set-up is held, as remembered_stop takes the candidate, without the pass's checks.
+  if (ctx.scratch.held_stop_check && c.plain_pods && no_pdbs && ctx.scratch.after_listed
+      && remembered_stop_holds_again(*ctx.scratch.input, c.node, c.pods_revision, c.reschedulable.span(),
+                                     ctx.scratch.after, ctx.scratch.hold)) {
+    return true;
+  }
+  return remembered_stop_set_up(ctx, c, no_pdbs);
 }
 
 Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Candidate> candidates, bool consolidation,

@@ -894,6 +894,7 @@ struct SolveCache::Impl
   std::vector<cluster::PodIndex> rebase_pods;
   std::vector<std::uint8_t> rebase_shapes;
   std::size_t veto_hits = 0;
+  std::size_t held_again = 0; // of veto_hits: answered by remembered_stop_holds_again
   // The remembered stops as remembered_stop_holds reads them before a solve is set up: a pass
   // checks thousands of candidates, and a Veto spans ~9 cache lines over three allocations.
   // Kept equal to the node's Veto entry by sync_quick_stop after every change: what every check
@@ -1086,6 +1087,10 @@ struct SolveCache::Impl
       bool templates_current = false; // and no template limited
     };
     Standing standing;
+    // The hold whose last full check got past everything no candidate changes (its Standing, the
+    // others' summary, the snapshot's quiet time) for a no_room stop: the hold's later candidates
+    // are checked from there while that stands (holds_again). 0: none.
+    std::uint64_t primed = 0;
 
     [[nodiscard]] bool matches(const cluster::Cluster& c, const SolveInput& input, bool tolerate,
                                std::span<const cluster::PodIndex> following) const
@@ -1283,6 +1288,11 @@ void SolveCache::clear()
 std::size_t SolveCache::veto_memo_hits() const
 {
   return m_impl->veto_hits;
+}
+
+std::size_t SolveCache::stops_held_again() const
+{
+  return m_impl->held_again;
 }
 
 void SolveCache::prefetch_remembered_stop(cluster::NodeIndex node) const
@@ -5416,6 +5426,11 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveCache::Impl::QuickStop&
   // for every candidate, most with no pods joined.)
   const auto& others = pass.others.requests.v;
   if (joined == nullptr) {
+    constexpr std::uint32_t k_basic = (1U << model::k_cpu) | (1U << model::k_memory) | (1U << model::k_pods);
+    if (used == k_basic) { // (the usual three, without the loop)
+      return others[model::k_cpu] <= r.slack.v[model::k_cpu] && others[model::k_memory] <= r.slack.v[model::k_memory]
+             && others[model::k_pods] <= r.slack.v[model::k_pods];
+    }
     for (std::uint32_t rest = used; rest != 0; rest &= rest - 1) {
       const auto d = static_cast<std::size_t>(std::countr_zero(rest));
       if (others[d] > r.slack.v[d]) {
@@ -5615,7 +5630,67 @@ std::size_t not_ready_holds(const cluster::Cluster& cluster, const SolveCache::I
   return f != k_no && stop_node(cluster, r, rest, checks, f, room(f)) != StopNode::no ? f : k_no;
 }
 
+// Whether remembered_stop_holds may answer the candidates of `hold` from its primed full check
+// (QuickPass::primed): nothing a solve changes has changed since. (A pass asks hundreds of
+// candidates in a row; the full check's tests of the pass cost more than a candidate's own.)
+bool hold_primed(const SolveInput& input, std::uint64_t hold)
+{
+  const auto& c = input.cache->impl();
+  const auto& st = c.quick_pass.standing;
+  return c.quick_pass.primed == hold && st.valid && st.hold == hold && st.schedulers == c.schedulers_made
+         && st.pools_generation == c.pools_generation && st.snapshot_builds == c.snapshot_builds
+         && st.templates_generation == c.templates.generation && input.cluster->bound_with_anti_affinity() == 0;
+}
+
+// remembered_stop_holds for a candidate of a primed hold (hold_primed): true when its no_room stop
+// holds on its remembered pod list with no Ready node but its own having room for the stop pod,
+// as the full check finds it then. False when that takes the full check.
+bool holds_again(const SolveCache::Impl& c, const SolveInput& input, cluster::NodeIndex node,
+                 std::uint64_t pods_revision, std::size_t pod_count)
+{
+  if (node >= c.quick_stops.size()) {
+    return false;
+  }
+  const auto& r = c.quick_stops[node];
+  if (r.kind != SolveCache::Impl::QuickStop::Kind::no_room || r.pods_revision != pods_revision
+      || r.pod_count != pod_count || r.ignore_preferences != input.options.ignore_preferences
+      || r.moving_view != input.options.consolidation_simulation || !r.summary_plain
+      || r.tolerate_pns != c.quick_pass.standing.tolerate_pns) {
+    return false;
+  }
+  const auto& snap = c.existing;
+  if (r.moving_view && snap.index.quiet_now() != input.options.now) {
+    return false;
+  }
+  return first_ready_fit(snap, r.want(), r.moving_view, FreeCapacityIndex::k_end, node) == FreeCapacityIndex::k_end
+         && no_room_holds(c, r, c.quick_stops_rest[node], c.quick_pass, nullptr);
+}
+
 } // namespace
+
+bool remembered_stop_holds_again(SolveInput& input, cluster::NodeIndex node, std::uint64_t pods_revision,
+                                 std::span<const cluster::PodIndex> pods,
+                                 [[maybe_unused]] std::span<const cluster::PodIndex> after, std::uint64_t hold)
+{
+  if (hold == 0 || input.cache == nullptr || input.cluster == nullptr || input.excluded_nodes.size() != 1
+      || !input.options.stop_on_delete_veto || !hold_primed(input, hold)) {
+    return false;
+  }
+  input.excluded_nodes.front() = node;
+  auto& c = input.cache->impl();
+  if (!holds_again(c, input, node, pods_revision, pods.size())) {
+    return false;
+  }
+#ifndef NDEBUG
+  const auto hits = c.veto_hits;
+  CAPSIM_CHECK(remembered_stop_holds(input, pods_revision, pods, after, hold),
+               "remembered_stop_holds_again: a stop held again that the full check does not hold");
+  c.veto_hits = hits;
+#endif
+  ++c.veto_hits;
+  ++c.held_again;
+  return true;
+}
 
 bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
                            std::span<const cluster::PodIndex> candidate_pods, std::span<const cluster::PodIndex> after,
@@ -5763,6 +5838,9 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (r.moving_view && snap.index.quiet_now() != input.options.now) {
     snap.index.set_quiet_now(input.options.now);
   }
+  if (no_room && hold != 0 && st.hold == hold) {
+    pass.primed = hold; // everything above that no candidate changes holds for the hold
+  }
   // A not_ready stop's first fit other than the candidate (its position is looked up only when
   // that is it); a no_room stop looks at Ready nodes only, below.
   std::size_t fit = FreeCapacityIndex::k_end;
@@ -5824,14 +5902,19 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
 #ifndef NDEBUG
   if (holds) {
-    // The solve agrees (and its memo hit is not counted twice).
+    // The solve agrees (and its memo hit is not counted twice). It is not one a release build
+    // makes: it leaves the standing answers standing, so that holds_again is checked too.
     SolveInput full = input;
     full.pods.insert(full.pods.end(), candidate_pods.begin(), candidate_pods.end());
     full.pods.insert(full.pods.end(), after.begin(), after.end());
     const auto hits = c.veto_hits;
-    Scheduler s(full, c);
-    CAPSIM_CHECK(s.run().stopped, "remembered_stop_holds: the solve does not stop");
+    const auto made = c.schedulers_made;
+    {
+      Scheduler s(full, c);
+      CAPSIM_CHECK(s.run().stopped, "remembered_stop_holds: the solve does not stop");
+    }
     c.veto_hits = hits;
+    c.schedulers_made = made;
   }
 #endif
   return holds;

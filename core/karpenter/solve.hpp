@@ -215,6 +215,16 @@ struct SolveResult
                                          std::span<const cluster::PodIndex> candidate_pods,
                                          std::span<const cluster::PodIndex> after, std::uint64_t hold = 0);
 
+// remembered_stop_holds(input, pods_revision, pods, after, hold) for the candidate `node`, set as
+// the node `input` leaves out, when it is answered true without the checks that no candidate
+// changes: the hold's last full check that got past them stands (no solve ran since), and the
+// candidate's stop is one on its remembered pod list with no Ready node but its own having room
+// for the stop pod (counted as remembered_stop_holds counts it). False: left to
+// remembered_stop_holds. (A pass asks hundreds of candidates in a row.)
+[[nodiscard]] bool remembered_stop_holds_again(SolveInput& input, cluster::NodeIndex node, std::uint64_t pods_revision,
+                                               std::span<const cluster::PodIndex> pods,
+                                               std::span<const cluster::PodIndex> after, std::uint64_t hold);
+
 // Requests Karpenter's scheduler uses for a pod: the pod's requests with pods = 1.
 [[nodiscard]] model::Resources pod_requests(const model::Pod& pod);
 
@@ -234,6 +244,8 @@ public:
   // Solves answered by SolveOptions::stop_on_delete_veto's memo (a single candidate stopped
   // before, nothing it depends on changed): the early stop without any preparation.
   [[nodiscard]] std::size_t veto_memo_hits() const;
+  // Of those, the ones remembered_stop_holds_again answered.
+  [[nodiscard]] std::size_t stops_held_again() const;
 
   // Simulations answered by a stop on a longer prefix of their candidates (SolveResult::stop_pod,
   // counted by simulate_scheduling) without a solve.

@@ -526,16 +526,54 @@ TEST_CASE("Consolidation Delete: single-node's remembered stops answer the stuck
     }
     const auto result = sim.run(30 * k_minute, explain);
     INFO(dump(result));
-    return std::tuple{sim.alive(), result.nodes.launched, sim.controller().cache().veto_memo_hits()};
+    const auto& cache = sim.controller().cache();
+    return std::tuple{sim.alive(), result.nodes.launched, cache.veto_memo_hits(), cache.stops_held_again()};
   };
-  const auto [alive_explained, launched_explained, hits_explained] = run(true);
-  const auto [alive, launched, hits] = run(false);
+  const auto [alive_explained, launched_explained, hits_explained, again_explained] = run(true);
+  const auto [alive, launched, hits, again] = run(false);
   CHECK(alive == std::vector<std::string>{"node-0", "node-1", "node-2", "node-3"});
   CHECK(launched == 0);
   CHECK(alive == alive_explained);
   CHECK(launched == launched_explained);
   CHECK(hits_explained == 0); // reasons wanted: no early stops
+  CHECK(again_explained == 0);
   CHECK(hits > 0);
+  CHECK(again > 0); // the later candidates of a pass, once the first set the pass's checks up
+  CHECK(again <= hits);
+}
+
+TEST_CASE("Consolidation Delete: a stop answered again without the pass's checks gives way when another node gains "
+          "room",
+          "[disruption][consolidation]")
+{
+  // Spot nodes with one pod each that has room nowhere else: node-0's of 3.5 CPU, node-1's to
+  // node-3's of 3 CPU, and node-x of 8 CPU full with one of 4.8 CPU and one of 3 CPU that ends at
+  // 10 minutes. Then node-x has 3.2 CPU free: node-1's pod has room there and node-1 goes, although
+  // node-0, checked first in the pass, still stays; once node-1's pod took the room, node-2's and
+  // node-3's stops are answered again.
+  const auto run = [](bool explain) {
+    Sim sim;
+    spot_node_with_pod(sim, "node-0", 4000, 3500);
+    for (int i = 1; i < 4; ++i) {
+      spot_node_with_pod(sim, fmt::format("node-{}", i), 4000, 3000);
+    }
+    spot_node_with_pod(sim, "node-x", 8000, 4800);
+    PodOpts ending = rs_pod();
+    ending.cpu_milli = 3000;
+    ending.runtime = 10 * k_minute;
+    sim.pods_on("node-x", 1, ending);
+    const auto result = sim.run(30 * k_minute, explain);
+    INFO(dump(result));
+    return std::tuple{sim.alive(), result.nodes.launched, sim.controller().cache().stops_held_again()};
+  };
+  const auto [alive_explained, launched_explained, again_explained] = run(true);
+  const auto [alive, launched, again] = run(false);
+  CHECK(alive == std::vector<std::string>{"node-0", "node-2", "node-3", "node-x"});
+  CHECK(launched == 0);
+  CHECK(alive == alive_explained);
+  CHECK(launched == launched_explained);
+  CHECK(again_explained == 0);
+  CHECK(again > 0);
 }
 
 // ---------------------------------------------------------------------------------------------
