@@ -233,6 +233,38 @@ SolveInput KarpenterController::solve_input(const cluster::Cluster& /*cluster*/,
   return in;
 }
 
+#ifndef NDEBUG
+namespace {
+
+// A NodeClaim without the instance-type requirement (SolveOptions::omit_instance_type_requirement)
+// launches as it would with it: node.kubernetes.io/instance-type In [its options' names].
+void check_launch_without_type_names(const NewNodeClaim& claim, LaunchOptions opts, const LaunchDecision& decision)
+{
+  if (claim.requirements.find(model::labels::k_instance_type) != nullptr) {
+    return;
+  }
+  std::vector<std::string> names;
+  for (const auto* t : claim.instance_types) {
+    names.push_back(t->name);
+  }
+  std::sort(names.begin(), names.end());
+  model::Requirements full = claim.requirements;
+  full.add(model::Requirement::make(std::string(model::labels::k_instance_type), model::Operator::in, names));
+  opts.memo = nullptr;
+  const LaunchDecision with = choose_launch(full, claim.requests, claim.instance_types, opts, claim.options_compatible);
+  const auto same_fallbacks = std::equal(
+      with.fallbacks.begin(), with.fallbacks.end(), decision.fallbacks.begin(), decision.fallbacks.end(),
+      [](const auto& a, const auto& b) { return a.instance_type == b.instance_type && a.offering == b.offering; });
+  CAPSIM_CHECK(with.ok == decision.ok && with.instance_type == decision.instance_type && with.zone == decision.zone
+                   && with.capacity_type == decision.capacity_type && with.price_per_hour == decision.price_per_hour
+                   && with.reservation_id == decision.reservation_id && with.tenancy == decision.tenancy
+                   && with.candidates == decision.candidates && with.error == decision.error && same_fallbacks,
+               "launch: the instance-type requirement changes a NodeClaim's launch");
+}
+
+} // namespace
+#endif
+
 std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const SolveResult& result,
                                                           sim::Actuator& actuator, const cluster::Cluster& cluster)
 {
@@ -256,6 +288,9 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       opts.memo = &m_launch_memo; // (a reservation's count changes its choice without a version)
     }
     const LaunchDecision decision = choose_launch(claim, opts);
+#ifndef NDEBUG
+    check_launch_without_type_names(claim, opts, decision);
+#endif
     const LaunchDecision* choice = decision.ok ? &decision : nullptr;
     NodeIndex node = k_none;
     if (choice != nullptr) {
@@ -334,6 +369,10 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   if (in.pods.empty()) {
     return; // nothing to schedule
   }
+  // The launch reads a NodeClaim's options from its instance types: the instance-type requirement
+  // would only restate them as names, hundreds per NodeClaim, hashed and compared by the launch
+  // memo (one with minValues keeps it; debug builds launch with it too and compare).
+  in.options.omit_instance_type_requirement = true;
   ++m_solves;
   const SolveResult result = solve(in);
   m_nominated_until.resize(cluster.nodes().size(), -1);

@@ -70,7 +70,8 @@ private:
   friend LaunchDecision choose_launch(const model::Requirements&, const model::Resources&,
                                       const std::vector<const catalog::InstanceType*>&, const LaunchOptions&, bool);
   struct Entry;
-  // Bounded: each entry holds a claim's requirements (its instance-type list among them).
+  // Bounded: each entry holds a claim's requirements (a provisioned claim's without the
+  // instance-type list, SolveOptions::omit_instance_type_requirement).
   static constexpr std::size_t k_max_entries = 256;
   std::unordered_map<std::uint64_t, std::unique_ptr<Entry>> m_entries;
   std::int64_t m_hits = 0;

@@ -82,7 +82,8 @@ struct SolveOptions
   bool consolidation_simulation = false;
   SimTime now = 0; // for consolidation_simulation
   // Leave out the instance-type In [options] requirement of new NodeClaims (unless it carries
-  // minValues): for callers that rebuild it from the options they keep (consolidation).
+  // minValues): for callers that rebuild it from the options they keep (consolidation) or read
+  // the options only (the provisioner's launch).
   bool omit_instance_type_requirement = false;
   // New NodeClaims as sketches: options, pods, requests and the capacity-type requirement
   // only (no other requirements, no labels). For consolidation, which rejects most simulations

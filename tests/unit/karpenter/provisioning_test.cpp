@@ -514,6 +514,56 @@ TEST_CASE("should schedule even when minValues requirement is not met (BestEffor
   CHECK(r->min_values == 2);
 }
 
+// capsim: the provisioner solves with SolveOptions::omit_instance_type_requirement (its launch reads
+// the options, not their names); a NodeClaim launches as it would with the requirement.
+TEST_CASE("capsim: a NodeClaim solved without its instance-type requirement keeps it only with minValues and "
+          "launches the same",
+          "[karpenter][provisioning][minvalues]")
+{
+  const auto launched_with_names = [](const Env& env, const NewNodeClaim& claim) {
+    std::vector<std::string> names;
+    for (const auto* t : claim.instance_types) {
+      names.push_back(t->name);
+    }
+    model::Requirements full = claim.requirements;
+    full.add(req(k_it, Operator::in, names));
+    return choose_launch(full, claim.requests, claim.instance_types, env.launch, claim.options_compatible);
+  };
+  {
+    Env env;
+    env.options.omit_instance_type_requirement = true;
+    env.node_pool();
+    const auto pod = env.pod(cpu_mem(1, 0));
+    const auto round = env.provision(pod);
+    REQUIRE(env.scheduled(pod));
+    REQUIRE(round.result.claims.size() == 1);
+    const auto& claim = round.result.claims[0];
+    CHECK(claim.requirements.find(k_it) == nullptr);
+    CHECK(claim.instance_types.size() > 1);
+    const auto with = launched_with_names(env, claim);
+    REQUIRE(with.ok);
+    REQUIRE(round.launches.size() == 1);
+    CHECK(round.launches[0].instance_type == with.instance_type);
+    CHECK(round.launches[0].zone == with.zone);
+    CHECK(round.launches[0].capacity_type == with.capacity_type);
+    CHECK(round.launches[0].candidates == with.candidates);
+  }
+  {
+    Env env;
+    env.options.omit_instance_type_requirement = true;
+    env.node_pool().requirements.add(
+        req(k_it, Operator::in, {"default-instance-type", "small-instance-type"}, 2));
+    const auto pod = env.pod();
+    const auto round = env.provision(pod);
+    REQUIRE(env.scheduled(pod));
+    REQUIRE(round.result.claims.size() == 1);
+    const auto* r = round.result.claims[0].requirements.find(k_it);
+    REQUIRE(r != nullptr);
+    CHECK(r->min_values == 2);
+    CHECK(r->values.size() == 2);
+  }
+}
+
 // --- In-Flight Nodes (scheduling/suite_test.go) -------------------------------------------------
 
 TEST_CASE("should not launch a second node if there is an in-flight node that can support the pod",
