@@ -289,10 +289,7 @@ PodFacts facts_of(const cluster::PodState& ps)
 
 void set_list(CandidateMemo& m, const cluster::NodeState& node)
 {
-  thread_local std::vector<PodIndex> sorted; // (the list copies it)
-  sorted.assign(node.pods.begin(), node.pods.end());
-  std::sort(sorted.begin(), sorted.end());
-  m.reschedulable = PodList(sorted);
+  m.reschedulable = PodList::sorted(node.pods);
   m.list_current = true;
 }
 

@@ -100,6 +100,13 @@ public:
   {
     std::copy(pods.begin(), pods.end(), m_pods.get());
   }
+  // `pods` in ascending order, sorted in the list's own allocation (no copy made first).
+  [[nodiscard]] static PodList sorted(std::span<const cluster::PodIndex> pods)
+  {
+    PodList out(pods);
+    std::sort(out.m_pods.get(), out.m_pods.get() + out.m_size);
+    return out;
+  }
 
   // (From the pointer kept here: the shared vector's own header is far away, and most callers
   // pass the span on without reading it.)
@@ -118,7 +125,7 @@ public:
   }
 
 private:
-  std::shared_ptr<cluster::PodIndex[]> m_pods; // written once, by the constructor
+  std::shared_ptr<cluster::PodIndex[]> m_pods; // written once, when made
   const cluster::PodIndex* m_data = nullptr;   // m_pods.get()
   std::size_t m_size = 0;
 };

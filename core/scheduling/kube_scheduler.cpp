@@ -1183,6 +1183,11 @@ struct KubeScheduler::State
     move(room_mem);
     move(score_views);
     score_memo.move_range(pos, k, run);
+    if (run == 1) {
+      set_bit(plain_bits, pos, test_bit(plain_bits, k));
+      set_bit(soft_bits, pos, test_bit(soft_bits, k));
+      return;
+    }
     move_bits(plain_bits, pos, k, run);
     move_bits(soft_bits, pos, k, run);
   }

@@ -92,10 +92,20 @@ void ScoreMemos::assign_range(const ScoreMemos& from, std::size_t first, std::si
 void ScoreMemos::copy_range(std::size_t to, const ScoreMemos& from, std::size_t at, std::size_t n)
 {
   if (n == 1) { // (most runs: a call to memmove per array would cost more than the entries)
-    for (std::size_t s = 0, i = to, j = at; s < k_slots; ++s, i += m_stride, j += from.m_stride) {
-      m_shape[i] = from.m_shape[j];
-      m_fit[i] = from.m_fit[j];
-      m_balanced[i] = from.m_balanced[j];
+    // (Through local pointers: a byte stored through a member's data() could alias the members,
+    // which would be read again after each store.)
+    std::uint16_t* const shape = m_shape.data();
+    std::uint8_t* const fit = m_fit.data();
+    std::uint8_t* const balanced = m_balanced.data();
+    const std::uint16_t* const from_shape = from.m_shape.data();
+    const std::uint8_t* const from_fit = from.m_fit.data();
+    const std::uint8_t* const from_balanced = from.m_balanced.data();
+    const std::size_t stride = m_stride;
+    const std::size_t from_stride = from.m_stride;
+    for (std::size_t s = 0, i = to, j = at; s < k_slots; ++s, i += stride, j += from_stride) {
+      shape[i] = from_shape[j];
+      fit[i] = from_fit[j];
+      balanced[i] = from_balanced[j];
     }
     return;
   }
@@ -111,10 +121,14 @@ void ScoreMemos::copy_range(std::size_t to, const ScoreMemos& from, std::size_t 
 void ScoreMemos::move_range(std::size_t to, std::size_t at, std::size_t n)
 {
   if (n == 1) { // (most moves: a call to memmove per array would cost more than the entries)
-    for (std::size_t s = 0, i = to, j = at; s < k_slots; ++s, i += m_stride, j += m_stride) {
-      m_shape[i] = m_shape[j];
-      m_fit[i] = m_fit[j];
-      m_balanced[i] = m_balanced[j];
+    std::uint16_t* const shape = m_shape.data(); // (local pointers: see copy_range)
+    std::uint8_t* const fit = m_fit.data();
+    std::uint8_t* const balanced = m_balanced.data();
+    const std::size_t stride = m_stride;
+    for (std::size_t s = 0, i = to, j = at; s < k_slots; ++s, i += stride, j += stride) {
+      shape[i] = shape[j];
+      fit[i] = fit[j];
+      balanced[i] = balanced[j];
     }
     return;
   }
