@@ -294,6 +294,22 @@ void ReqSet::add(const ReqSet& other, const Interner& in)
   }
 }
 
+ReqSet ReqSet::of(std::vector<Req> items, const Interner& in)
+{
+  // Stable: the items of one key meet in the order add() would take them.
+  std::stable_sort(items.begin(), items.end(), [](const Req& a, const Req& b) { return a.key < b.key; });
+  ReqSet out;
+  out.m_items.reserve(items.size());
+  for (auto& r : items) {
+    if (!out.m_items.empty() && out.m_items.back().key == r.key) {
+      out.m_items.back() = req_intersection(r, out.m_items.back(), in);
+    } else {
+      out.m_items.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
 void ReqSet::set(Req r)
 {
   auto it = std::lower_bound(m_items.begin(), m_items.end(), r.key, [](const Req& a, KeyId k) { return a.key < k; });
@@ -446,11 +462,12 @@ ReqSet to_req_set(const model::Requirements& r, Interner& in)
 
 ReqSet labels_to_req_set(const model::Labels& labels, Interner& in)
 {
-  ReqSet out;
+  std::vector<Req> items;
+  items.reserve(labels.size());
   for (const auto& [k, v] : labels) {
-    out.add(make_in(in.key(normalized_label(k)), in.value(v)), in);
+    items.push_back(make_in(in.key(normalized_label(k)), in.value(v)));
   }
-  return out;
+  return ReqSet::of(std::move(items), in);
 }
 
 model::Requirement to_model(const Req& r, const Interner& in)

@@ -132,6 +132,8 @@ public:
   // Intersect r into the set (Requirements.Add).
   void add(const Req& r, const Interner& in);
   void add(const ReqSet& other, const Interner& in);
+  // The set of `items` added in turn (one sort instead of an insertion each).
+  [[nodiscard]] static ReqSet of(std::vector<Req> items, const Interner& in);
   // Replace (not intersect) the requirement for r.key.
   void set(Req r);
   void erase(KeyId key);
