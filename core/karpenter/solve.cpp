@@ -831,6 +831,10 @@ struct SolveCache::Impl
   std::vector<ExistingNode> spare_nodes;
   std::vector<ExistingNode> fresh_nodes;
   std::vector<std::uint32_t> fresh_order; // build_snapshot's: fresh_nodes by sorted_before
+  // refresh_snapshot's: by node index, the call that last redid its entry (a node bound to and
+  // unbound from several times since is redone once).
+  std::vector<std::uint64_t> refreshed_by;
+  std::uint64_t refreshes = 0;
   // update_snapshot_incrementally's lists: entries redone in place, positions leaving, entries
   // joining (or moving)
   std::vector<std::pair<std::uint32_t, ExistingNode>> changed_entries;
@@ -2217,11 +2221,21 @@ void Scheduler::refresh_snapshot(std::uint64_t counts_epoch)
   auto& snap = m_cache.existing;
   const auto& log = m_cluster.binding_log();
   update_group_counts(snap.bindings, counts_epoch);
+  const std::uint64_t call = ++m_cache.refreshes;
+  auto& done = m_cache.refreshed_by;
   for (std::size_t i = snap.bindings; i < log.size(); ++i) {
-    const auto pos = snap.position_of(log[i].node);
+    const cluster::NodeIndex n = log[i].node;
+    const auto pos = snap.position_of(n);
     if (pos == ExistingSnapshot::k_unlisted) {
       continue; // not a destination
     }
+    if (done.size() <= n) {
+      done.resize(std::max<std::size_t>(static_cast<std::size_t>(n) + 1, 2 * done.size()), 0);
+    }
+    if (done[n] == call) {
+      continue; // redone already: its entry reads the node as it is now
+    }
+    done[n] = call;
     auto& e = snap.nodes[pos];
     set_remaining(e);
     snap.index.update(pos, e);
