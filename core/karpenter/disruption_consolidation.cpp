@@ -445,54 +445,64 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
     out.failure = k_reason_not_recorded;
     return out;
   }
-  for (const auto& c : candidates) {
-    if (c.plain_pods && no_pdbs) { // bound pods all (NodeState::pods): no pod is read
-#ifndef NDEBUG
-      for (const PodIndex p : c.reschedulable) {
-        CAPSIM_CHECK(currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now), "consolidation: a stale candidate");
-      }
-#endif
-      in.pods.insert(in.pods.end(), c.reschedulable.begin(), c.reschedulable.end());
-      continue;
-    }
-    for (const PodIndex p : c.reschedulable) {
-      if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
-        in.pods.push_back(p);
-      }
-    }
-  }
-  // Pods of deleting nodes and of nodes marked for deletion by a command in flight (sorted:
-  // a per-pod flag array would cost the whole pod history on every simulation).
-  std::vector<NodeIndex>& is_candidate = ctx.scratch.candidates;
-  is_candidate.assign(in.excluded_nodes.begin(), in.excluded_nodes.end());
-  std::sort(is_candidate.begin(), is_candidate.end());
   std::vector<PodIndex>& from_deleting = ctx.scratch.from_deleting;
-  from_deleting.clear();
-  for (const auto& [n, p] : *ctx.deleting_pods) {
-    if (!std::binary_search(is_candidate.begin(), is_candidate.end(), n)) {
-      in.pods.push_back(p);
-      from_deleting.push_back(p);
+  // The pods that move besides the pending ones: the candidates', then those of deleting nodes
+  // and of nodes marked for deletion by a command in flight (sorted: a per-pod flag array would
+  // cost the whole pod history on every simulation).
+  const auto list_moving_pods = [&] {
+    for (const auto& c : candidates) {
+      if (c.plain_pods && no_pdbs) { // bound pods all (NodeState::pods): no pod is read
+#ifndef NDEBUG
+        for (const PodIndex p : c.reschedulable) {
+          CAPSIM_CHECK(currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now), "consolidation: a stale candidate");
+        }
+#endif
+        in.pods.insert(in.pods.end(), c.reschedulable.begin(), c.reschedulable.end());
+        continue;
+      }
+      for (const PodIndex p : c.reschedulable) {
+        if (currently_reschedulable(cluster.pod(p), ctx.pdbs, ctx.now)) {
+          in.pods.push_back(p);
+        }
+      }
     }
-  }
-  std::sort(from_deleting.begin(), from_deleting.end());
+    std::vector<NodeIndex>& is_candidate = ctx.scratch.candidates;
+    is_candidate.assign(in.excluded_nodes.begin(), in.excluded_nodes.end());
+    std::sort(is_candidate.begin(), is_candidate.end());
+    from_deleting.clear();
+    for (const auto& [n, p] : *ctx.deleting_pods) {
+      if (!std::binary_search(is_candidate.begin(), is_candidate.end(), n)) {
+        in.pods.push_back(p);
+        from_deleting.push_back(p);
+      }
+    }
+    std::sort(from_deleting.begin(), from_deleting.end());
+  };
+  // A stop on a longer prefix of the candidates answers before the pods are listed (a multi-node
+  // pass answers most of its probes so).
   if (stop_on_delete_veto && stops_again(ctx, candidates)) {
 #ifndef NDEBUG
+    list_moving_pods();
     CAPSIM_CHECK(solve(in).stopped, "consolidation: a remembered stop on fewer candidates does not hold");
+    check_stop_rejected(in, from_deleting);
 #endif
-    out.result.stopped = true;
+    end_simulation(start);
     if (in.cache != nullptr) {
       in.cache->count_prefix_stop_hit();
     }
-  } else {
-    out.result = solve(in);
-    if (stop_on_delete_veto && out.result.stopped && out.result.stop_pod != cluster::k_none) {
-      auto& nodes = ctx.scratch.stopped_candidates;
-      nodes.clear();
-      for (const auto& c : candidates) {
-        nodes.push_back(c.node);
-      }
-      ctx.scratch.stop_pod = out.result.stop_pod;
+    out.result.stopped = true;
+    out.failure = k_reason_not_recorded;
+    return out;
+  }
+  list_moving_pods();
+  out.result = solve(in);
+  if (stop_on_delete_veto && out.result.stopped && out.result.stop_pod != cluster::k_none) {
+    auto& nodes = ctx.scratch.stopped_candidates;
+    nodes.clear();
+    for (const auto& c : candidates) {
+      nodes.push_back(c.node);
     }
+    ctx.scratch.stop_pod = out.result.stop_pod;
   }
 #ifndef NDEBUG
   if (out.result.stopped) {
