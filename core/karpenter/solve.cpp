@@ -5509,21 +5509,32 @@ void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluste
   c.sync_quick_stop(cluster, node);
 }
 
-// witness_fitting_nowhere for a candidate whose pod list is the remembered one (all of it in the
-// solve): the first of its pods, by the remembered shapes, that fits on no node but `node` itself.
+// witness_fitting_nowhere for a candidate: the first of its remembered pods, by the remembered
+// shapes, that fits on no node but `node` itself and is still bound there. `now`: the candidate's
+// pods (sorted) when its list changed since, of which the witness must be one; nullptr when the
+// list is the remembered one (all of it in the solve).
 std::optional<cluster::PodIndex> quick_witness(const SolveCache::Impl::Veto& v, const ExistingSnapshot& snap,
-                                               cluster::NodeIndex node)
+                                               cluster::NodeIndex node,
+                                               const std::span<const cluster::PodIndex>* now = nullptr)
 {
-  std::uint64_t tried = 0;
+  std::uint64_t tried = 0;   // shapes with room on some Ready node
+  std::uint64_t no_room = 0; // shapes without
   for (std::size_t k = 0; k < v.pods.size(); ++k) {
     const auto s = v.shape_of[k];
     if (s == SolveCache::Impl::Veto::k_no_shape || ((tried >> s) & 1U) != 0) {
       continue;
     }
-    tried |= std::uint64_t{1} << s;
-    const std::size_t fit =
-        first_ready_fit(snap, FreeCapacityIndex::dims(v.shapes[s]), v.moving_view, FreeCapacityIndex::k_end, node);
-    if (fit == FreeCapacityIndex::k_end) {
+    const std::uint64_t bit = std::uint64_t{1} << s;
+    if ((no_room & bit) == 0) {
+      const std::size_t fit =
+          first_ready_fit(snap, FreeCapacityIndex::dims(v.shapes[s]), v.moving_view, FreeCapacityIndex::k_end, node);
+      if (fit != FreeCapacityIndex::k_end) {
+        tried |= bit;
+        continue;
+      }
+      no_room |= bit;
+    }
+    if (now == nullptr || std::binary_search(now->begin(), now->end(), v.pods[k])) {
       return v.pods[k];
     }
   }
@@ -5730,8 +5741,8 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
 #endif
   const auto& r = c.quick_stops[node];
-  // A no_room stop holds on a changed pod list as long as its pod stays: the pods that joined are
-  // summarised now.
+  // A no_room stop holds on a changed pod list while its pod, or another remembered pod with no
+  // room elsewhere, stays: the pods that joined are summarised now.
   const bool changed = r.pods_revision != pods_revision;
   if (r.kind == SolveCache::Impl::QuickStop::Kind::none
       || (changed ? r.kind != SolveCache::Impl::QuickStop::Kind::no_room : r.pod_count != candidate_pods.size())
@@ -5824,25 +5835,6 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (!pass.others.plain_for(no_room) || !st.snapshot_current) {
     return false;
   }
-  // (Kept in the pass's record, not in an optional here: a week checks millions of candidates,
-  // and the optional was zeroed for each.)
-  PodsSummary* joined = nullptr;
-  if (changed) {
-    pass.joined = PodsSummary{};
-    joined = &pass.joined;
-    const auto& v = c.vetoes[node];
-    if (std::find(candidate_pods.begin(), candidate_pods.end(), v.pod) == candidate_pods.end()) {
-      return false;
-    }
-    for (const auto p : candidate_pods) {
-      if (!std::binary_search(v.pods.begin(), v.pods.end(), p)) {
-        (void)summarize_pod(c, cluster, p, input.options.ignore_preferences, tolerate_pns, *joined);
-      }
-    }
-    if (!joined->plain_for(true)) {
-      return false;
-    }
-  }
   auto& snap = c.existing;
   if (pass.snapshot != c.snapshot_builds) { // positions and room as the snapshot has them
     pass.snapshot = c.snapshot_builds;
@@ -5854,6 +5846,40 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
   if (no_room && hold != 0 && st.hold == hold) {
     pass.primed = hold; // everything above that no candidate changes holds for the hold
+  }
+  // no_room: the stop pod with room on a Ready node now, or gone from a changed list: another of
+  // the remembered pods still there may fit nowhere instead (veto_still_holds takes such a
+  // witness too). Looked for before the joined pods are summarised: most such checks fail.
+  // (Nodes that are not Ready do not count: the stop pod would go to one of them.)
+  auto& v = c.vetoes[node];
+  const bool stop_left =
+      changed && std::find(candidate_pods.begin(), candidate_pods.end(), v.pod) == candidate_pods.end();
+  std::optional<cluster::PodIndex> witness;
+  if (no_room
+      && (stop_left || first_ready_fit(snap, r.want(), r.moving_view, FreeCapacityIndex::k_end, node)
+                           != FreeCapacityIndex::k_end)) {
+    if (changed && !std::is_sorted(candidate_pods.begin(), candidate_pods.end())) {
+      return false; // (the witness is looked up in it; a candidate's list is sorted)
+    }
+    witness = quick_witness(v, snap, node, changed ? &candidate_pods : nullptr);
+    if (!witness) {
+      return false;
+    }
+  }
+  // (Kept in the pass's record, not in an optional here: a week checks millions of candidates,
+  // and the optional was zeroed for each.)
+  PodsSummary* joined = nullptr;
+  if (changed) {
+    pass.joined = PodsSummary{};
+    joined = &pass.joined;
+    for (const auto p : candidate_pods) {
+      if (!std::binary_search(v.pods.begin(), v.pods.end(), p)) {
+        (void)summarize_pod(c, cluster, p, input.options.ignore_preferences, tolerate_pns, *joined);
+      }
+    }
+    if (!joined->plain_for(true)) {
+      return false;
+    }
   }
   // A not_ready stop's first fit other than the candidate (its position is looked up only when
   // that is it); a no_room stop looks at Ready nodes only, below.
@@ -5871,22 +5897,12 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
   bool holds = false;
   if (no_room) {
-    // The stop pod has room somewhere now: another of the candidate's pods may fit nowhere
-    // (veto_still_holds takes such a witness too).
-    // (Nodes that are not Ready do not count: the stop pod would go to one of them.)
-    const std::size_t ready_fit = first_ready_fit(snap, r.want(), r.moving_view, FreeCapacityIndex::k_end, node);
-    // (Not on a changed pod list: the remembered pods may have left.)
-    std::optional<cluster::PodIndex> witness;
-    if (ready_fit != FreeCapacityIndex::k_end && !changed) {
-      witness = quick_witness(c.vetoes[node], snap, node);
-    }
-    holds = (ready_fit == FreeCapacityIndex::k_end || witness)
-            && no_room_holds(c, r, rest, pass, joined);
+    // (The stop pod, or the witness found above, has no room on any Ready node but the candidate.)
+    holds = no_room_holds(c, r, rest, pass, joined);
     if (holds && changed) {
       rebase_no_room(c, cluster, node, candidate_pods, *joined, input.options.ignore_preferences, tolerate_pns);
     }
     if (holds && witness) {
-      auto& v = c.vetoes[node];
       v.pod = *witness;
       v.requests = pod_requests(cluster.pod(*witness).pod);
       c.sync_quick_stop(cluster, node);
@@ -5901,7 +5917,6 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     if (holds && moved(snap.nodes[to])) {
       // The stop moved, as veto_still_holds records it.
       const auto& e = snap.nodes[to];
-      auto& v = c.vetoes[node];
       v.node = e.index;
       v.node_stamp = cluster.node_stamp(e.index);
       v.pools = c.pools_generation;

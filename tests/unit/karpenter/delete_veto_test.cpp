@@ -1312,6 +1312,39 @@ TEST_CASE("remembered_stop_holds: a stop on no room takes another of the candida
   CHECK(std::any_of(moved.existing.begin(), moved.existing.end(), [&](const Placement& p) { return p.node == roomy; }));
 }
 
+TEST_CASE("remembered_stop_holds: a stop on no room whose pod left takes another remembered pod that fits nowhere",
+          "[karpenter][solve][consolidation]")
+{
+  TwoWitnesses w;
+  auto& env = w.env;
+  const auto candidate = w.candidate;
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  // Room for 1500m elsewhere, not for 2500m: the larger pod is the stop's witness.
+  env.remove(w.filler);
+  refresh();
+  CHECK(quick_stop(env, candidate));
+  // The room goes again, then the larger pod leaves the candidate: the smaller one, remembered
+  // too and still bound there, fits nowhere else, and answers before the solve.
+  const auto filler = env.pod(cpu(1000));
+  env.bind(filler, w.other);
+  env.remove(w.larger);
+  refresh();
+  const auto hits = env.cache.veto_memo_hits();
+  CHECK(quick_stop(env, candidate));
+  CHECK(env.cache.veto_memo_hits() == hits + 1);
+  CHECK(quick_stop(env, candidate)); // (the record lists the pods that stayed now)
+  CHECK(early_checked(env, candidate).stopped);
+  // Room for it too: nothing fits nowhere, and the solve moves it.
+  env.remove(filler);
+  refresh();
+  CHECK_FALSE(quick_stop(env, candidate));
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 1);
+  CHECK(moved.existing.front().node == w.other);
+}
+
 TEST_CASE("spec data: whether a pod makes topology groups, and whether all are over zones and hostnames",
           "[karpenter][solve][consolidation]")
 {
