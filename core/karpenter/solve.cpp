@@ -897,6 +897,9 @@ struct SolveCache::Impl
   // rebase_no_room's new lists, swapped with an entry's: the entry's old buffers serve the next.
   std::vector<cluster::PodIndex> rebase_pods;
   std::vector<std::uint8_t> rebase_shapes;
+  // remembered_stop_holds' pods that joined a candidate and that a solve keeps (summarised once:
+  // rebase_no_room reads them), sorted.
+  std::vector<cluster::PodIndex> joined_valid;
   std::size_t veto_hits = 0;
   std::size_t held_again = 0; // of veto_hits: answered by remembered_stop_holds_again
   // The remembered stops as remembered_stop_holds reads them before a solve is set up: a pass
@@ -5463,12 +5466,12 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveCache::Impl::QuickStop&
 }
 
 // A no_room stop that held on a changed pod list of its candidate (`pods`, all bound there, the
-// stop pod among them; `joined` summarises those not remembered): its pods become these, as
-// Scheduler::rebase_veto makes them, without summarising the staying ones again. The summary keeps
-// counting the pods that left (of any subset, at most this); their shapes stay unused.
+// stop's pod among them; `joined` summarises those not remembered, of which the solve keeps
+// c.joined_valid): its pods become these, as Scheduler::rebase_veto makes them, without
+// summarising any again. The summary keeps counting the pods that left (of any subset, at most
+// this); their shapes stay unused.
 void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluster::NodeIndex node,
-                    std::span<const cluster::PodIndex> pods, const PodsSummary& joined, bool ignore_preferences,
-                    bool tolerate_pns)
+                    std::span<const cluster::PodIndex> pods, const PodsSummary& joined)
 {
   using Veto = SolveCache::Impl::Veto;
   auto& v = c.vetoes[node];
@@ -5489,8 +5492,7 @@ void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluste
       continue;
     }
     auto shape = Veto::k_no_shape;
-    PodsSummary one;
-    if (summarize_pod(c, cluster, i, ignore_preferences, tolerate_pns, one)) {
+    if (std::binary_search(c.joined_valid.begin(), c.joined_valid.end(), i)) {
       const auto r = pod_requests(cluster.pod(i).pod);
       const auto known = std::find(v.shapes.begin(), v.shapes.end(), r);
       if (known != v.shapes.end()) {
@@ -5848,13 +5850,14 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     pass.primed = hold; // everything above that no candidate changes holds for the hold
   }
   // no_room: the stop pod with room on a Ready node now, or gone from a changed list: another of
-  // the remembered pods still there may fit nowhere instead (veto_still_holds takes such a
-  // witness too). Looked for before the joined pods are summarised: most such checks fail.
-  // (Nodes that are not Ready do not count: the stop pod would go to one of them.)
+  // the candidate's pods may fit nowhere instead (the solve's pre-check takes any bound pod that
+  // does): a remembered one still there, looked for first (most such checks fail), else one that
+  // joined. (Nodes that are not Ready do not count: the stop pod would go to one of them.)
   auto& v = c.vetoes[node];
   const bool stop_left =
       changed && std::find(candidate_pods.begin(), candidate_pods.end(), v.pod) == candidate_pods.end();
   std::optional<cluster::PodIndex> witness;
+  bool joined_witness = false; // wanted among the pods that joined
   if (no_room
       && (stop_left || first_ready_fit(snap, r.want(), r.moving_view, FreeCapacityIndex::k_end, node)
                            != FreeCapacityIndex::k_end)) {
@@ -5862,9 +5865,10 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
       return false; // (the witness is looked up in it; a candidate's list is sorted)
     }
     witness = quick_witness(v, snap, node, changed ? &candidate_pods : nullptr);
-    if (!witness) {
+    if (!witness && !changed) {
       return false;
     }
+    joined_witness = !witness;
   }
   // (Kept in the pass's record, not in an optional here: a week checks millions of candidates,
   // and the optional was zeroed for each.)
@@ -5872,12 +5876,36 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (changed) {
     pass.joined = PodsSummary{};
     joined = &pass.joined;
-    for (const auto p : candidate_pods) {
-      if (!std::binary_search(v.pods.begin(), v.pods.end(), p)) {
-        (void)summarize_pod(c, cluster, p, input.options.ignore_preferences, tolerate_pns, *joined);
+    auto& valid = c.joined_valid;
+    valid.clear();
+    // (v.pods is sorted, and so is a candidate's list: one walk over both while it is.)
+    std::size_t at = 0;
+    bool in_order = true;
+    for (std::size_t j = 0; j < candidate_pods.size(); ++j) {
+      const auto p = candidate_pods[j];
+      in_order = in_order && (j == 0 || candidate_pods[j - 1] < p);
+      bool remembered = false;
+      if (in_order) {
+        while (at < v.pods.size() && v.pods[at] < p) {
+          ++at;
+        }
+        remembered = at < v.pods.size() && v.pods[at] == p;
+      } else {
+        remembered = std::binary_search(v.pods.begin(), v.pods.end(), p);
+      }
+      if (remembered || !summarize_pod(c, cluster, p, input.options.ignore_preferences, tolerate_pns, *joined)) {
+        continue; // remembered, or left out of the solve
+      }
+      valid.push_back(p);
+      if (joined_witness
+          && first_ready_fit(snap, FreeCapacityIndex::dims(pod_requests(cluster.pod(p).pod)), r.moving_view,
+                             FreeCapacityIndex::k_end, node)
+                 == FreeCapacityIndex::k_end) {
+        witness = p;
+        joined_witness = false;
       }
     }
-    if (!joined->plain_for(true)) {
+    if (joined_witness || !joined->plain_for(true)) {
       return false;
     }
   }
@@ -5897,10 +5925,14 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   }
   bool holds = false;
   if (no_room) {
-    // (The stop pod, or the witness found above, has no room on any Ready node but the candidate.)
+    // (The stop pod, or the witness found above, has no room on any Ready node but the candidate.
+    // Rebased first: a witness that joined gets its shape there.)
     holds = no_room_holds(c, r, rest, pass, joined);
     if (holds && changed) {
-      rebase_no_room(c, cluster, node, candidate_pods, *joined, input.options.ignore_preferences, tolerate_pns);
+      if (!std::is_sorted(c.joined_valid.begin(), c.joined_valid.end())) {
+        std::sort(c.joined_valid.begin(), c.joined_valid.end());
+      }
+      rebase_no_room(c, cluster, node, candidate_pods, *joined);
     }
     if (holds && witness) {
       v.pod = *witness;

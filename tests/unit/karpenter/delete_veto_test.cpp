@@ -1345,6 +1345,38 @@ TEST_CASE("remembered_stop_holds: a stop on no room whose pod left takes another
   CHECK(moved.existing.front().node == w.other);
 }
 
+TEST_CASE("remembered_stop_holds: a stop on no room takes a pod that joined the candidate and fits nowhere",
+          "[karpenter][solve][consolidation]")
+{
+  TwoWitnesses w;
+  auto& env = w.env;
+  const auto candidate = w.candidate;
+  const auto refresh = [&env] { (void)solve(env.input()); };
+  CHECK(early_checked(env, candidate).stopped);
+  // Room for 1500m elsewhere: the larger pod is the witness.
+  env.remove(w.filler);
+  refresh();
+  CHECK(quick_stop(env, candidate));
+  // The larger pod leaves and a 3000m pod joins: the remembered pod left has room elsewhere, the
+  // one that joined has none, and answers before the solve.
+  env.remove(w.larger);
+  env.bind(env.pod(cpu(3000)), candidate);
+  refresh();
+  const auto hits = env.cache.veto_memo_hits();
+  CHECK(quick_stop(env, candidate));
+  CHECK(env.cache.veto_memo_hits() == hits + 1);
+  CHECK(quick_stop(env, candidate)); // (the record lists it now)
+  CHECK(early_checked(env, candidate).stopped);
+  // A node with room for both: no witness, and the solve moves the pods.
+  const auto roomy = env.node("roomy", {}, allocatable(8000));
+  refresh();
+  CHECK_FALSE(quick_stop(env, candidate));
+  const auto moved = early_checked(env, candidate);
+  CHECK_FALSE(moved.stopped);
+  REQUIRE(moved.existing.size() == 2);
+  CHECK(std::any_of(moved.existing.begin(), moved.existing.end(), [&](const Placement& p) { return p.node == roomy; }));
+}
+
 TEST_CASE("spec data: whether a pod makes topology groups, and whether all are over zones and hostnames",
           "[karpenter][solve][consolidation]")
 {
