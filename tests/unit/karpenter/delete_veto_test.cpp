@@ -982,6 +982,38 @@ struct TwoWitnesses
     larger = env.pod(cpu(2500));
     env.bind(larger, candidate);
   }
+
+  // The first solve stops; then the other node has room for 1500m, not for 2500m: the larger pod
+  // is the stop's witness, answered before the solve.
+  [[nodiscard]] bool larger_is_witness()
+  {
+    const bool stopped = early_checked(env, candidate).stopped;
+    env.remove(filler);
+    refresh();
+    return stopped && quick_stop(env, candidate);
+  }
+
+  void refresh() { (void)solve(env.input()); } // (brings the cache's snapshot up to date)
+
+  // No remembered stop answers, and the solve moves the candidate's pods.
+  [[nodiscard]] SolveResult moved_by_solve()
+  {
+    CHECK_FALSE(quick_stop(env, candidate));
+    auto moved = early_checked(env, candidate);
+    CHECK_FALSE(moved.stopped);
+    return moved;
+  }
+
+  // The remembered stop answers before the solve (a memo hit), again from the record it leaves,
+  // and the solve stops too.
+  void check_answered_before_solve()
+  {
+    const auto hits = env.cache.veto_memo_hits();
+    CHECK(quick_stop(env, candidate));
+    CHECK(env.cache.veto_memo_hits() == hits + 1);
+    CHECK(quick_stop(env, candidate));
+    CHECK(early_checked(env, candidate).stopped);
+  }
 };
 
 } // namespace
@@ -1316,31 +1348,18 @@ TEST_CASE("remembered_stop_holds: a stop on no room whose pod left takes another
           "[karpenter][solve][consolidation]")
 {
   TwoWitnesses w;
-  auto& env = w.env;
-  const auto candidate = w.candidate;
-  const auto refresh = [&env] { (void)solve(env.input()); };
-  CHECK(early_checked(env, candidate).stopped);
-  // Room for 1500m elsewhere, not for 2500m: the larger pod is the stop's witness.
-  env.remove(w.filler);
-  refresh();
-  CHECK(quick_stop(env, candidate));
+  REQUIRE(w.larger_is_witness());
   // The room goes again, then the larger pod leaves the candidate: the smaller one, remembered
-  // too and still bound there, fits nowhere else, and answers before the solve.
-  const auto filler = env.pod(cpu(1000));
-  env.bind(filler, w.other);
-  env.remove(w.larger);
-  refresh();
-  const auto hits = env.cache.veto_memo_hits();
-  CHECK(quick_stop(env, candidate));
-  CHECK(env.cache.veto_memo_hits() == hits + 1);
-  CHECK(quick_stop(env, candidate)); // (the record lists the pods that stayed now)
-  CHECK(early_checked(env, candidate).stopped);
+  // too and still bound there, fits nowhere else (the record lists the pods that stayed then).
+  const auto filler = w.env.pod(cpu(1000));
+  w.env.bind(filler, w.other);
+  w.env.remove(w.larger);
+  w.refresh();
+  w.check_answered_before_solve();
   // Room for it too: nothing fits nowhere, and the solve moves it.
-  env.remove(filler);
-  refresh();
-  CHECK_FALSE(quick_stop(env, candidate));
-  const auto moved = early_checked(env, candidate);
-  CHECK_FALSE(moved.stopped);
+  w.env.remove(filler);
+  w.refresh();
+  const auto moved = w.moved_by_solve();
   REQUIRE(moved.existing.size() == 1);
   CHECK(moved.existing.front().node == w.other);
 }
@@ -1349,30 +1368,17 @@ TEST_CASE("remembered_stop_holds: a stop on no room takes a pod that joined the 
           "[karpenter][solve][consolidation]")
 {
   TwoWitnesses w;
-  auto& env = w.env;
-  const auto candidate = w.candidate;
-  const auto refresh = [&env] { (void)solve(env.input()); };
-  CHECK(early_checked(env, candidate).stopped);
-  // Room for 1500m elsewhere: the larger pod is the witness.
-  env.remove(w.filler);
-  refresh();
-  CHECK(quick_stop(env, candidate));
+  REQUIRE(w.larger_is_witness());
   // The larger pod leaves and a 3000m pod joins: the remembered pod left has room elsewhere, the
-  // one that joined has none, and answers before the solve.
-  env.remove(w.larger);
-  env.bind(env.pod(cpu(3000)), candidate);
-  refresh();
-  const auto hits = env.cache.veto_memo_hits();
-  CHECK(quick_stop(env, candidate));
-  CHECK(env.cache.veto_memo_hits() == hits + 1);
-  CHECK(quick_stop(env, candidate)); // (the record lists it now)
-  CHECK(early_checked(env, candidate).stopped);
+  // one that joined has none (the record lists it then).
+  w.env.remove(w.larger);
+  w.env.bind(w.env.pod(cpu(3000)), w.candidate);
+  w.refresh();
+  w.check_answered_before_solve();
   // A node with room for both: no witness, and the solve moves the pods.
-  const auto roomy = env.node("roomy", {}, allocatable(8000));
-  refresh();
-  CHECK_FALSE(quick_stop(env, candidate));
-  const auto moved = early_checked(env, candidate);
-  CHECK_FALSE(moved.stopped);
+  const auto roomy = w.env.node("roomy", {}, allocatable(8000));
+  w.refresh();
+  const auto moved = w.moved_by_solve();
   REQUIRE(moved.existing.size() == 2);
   CHECK(std::any_of(moved.existing.begin(), moved.existing.end(), [&](const Placement& p) { return p.node == roomy; }));
 }
