@@ -894,6 +894,25 @@ struct SolveCache::Impl
     std::uint64_t pools = 0;
   };
   std::vector<Veto> vetoes; // by NodeIndex of the candidate
+  // SolveOptions::stop_on_delete_veto, for solves of several candidates: the last few that
+  // stopped on the first pod of their queue, a candidate's pod that went to a node that is not
+  // Ready (Scheduler::first_pod_stop_holds). A multi-node pass probes the same prefixes of its
+  // candidates poll after poll, while the nodes launched for pending pods start.
+  struct FirstPodStop
+  {
+    std::uint64_t cluster = 0;                  // Cluster::instance_id
+    std::vector<cluster::NodeIndex> candidates; // SolveInput::excluded_nodes
+    std::vector<cluster::NodeIndex> sorted;     // the same, sorted
+    std::vector<cluster::PodIndex> pods;        // the candidates' pods as listed, after the pending ones
+    cluster::PodIndex pod = 0;                  // the stop pod
+    model::Resources requests;                  // its scheduler requests
+    bool ignore_preferences = false;
+    bool moving_view = false;
+    bool tolerate_pns = false;
+  };
+  static constexpr std::size_t k_first_pod_stops = 8;
+  std::vector<FirstPodStop> first_pod_stops; // the oldest is replaced
+  std::size_t next_first_pod_stop = 0;
   // rebase_no_room's new lists, swapped with an entry's: the entry's old buffers serve the next.
   std::vector<cluster::PodIndex> rebase_pods;
   std::vector<std::uint8_t> rebase_shapes;
@@ -901,6 +920,7 @@ struct SolveCache::Impl
   // rebase_no_room reads them), sorted.
   std::vector<cluster::PodIndex> joined_valid;
   std::size_t veto_hits = 0;
+  std::size_t first_pod_stop_hits = 0;
   std::size_t held_again = 0; // of veto_hits: answered by remembered_stop_holds_again
   // The remembered stops as remembered_stop_holds reads them before a solve is set up: a pass
   // checks thousands of candidates, and a Veto spans ~9 cache lines over three allocations.
@@ -1302,6 +1322,11 @@ std::size_t SolveCache::stops_held_again() const
   return m_impl->held_again;
 }
 
+std::size_t SolveCache::first_pod_stop_hits() const
+{
+  return m_impl->first_pod_stop_hits;
+}
+
 void SolveCache::prefetch_remembered_stop(cluster::NodeIndex node) const
 {
   if (node < m_impl->quick_stops.size()) {
@@ -1681,6 +1706,10 @@ private:
   void remember_no_room(const QueuedPod& p);
   void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
   [[nodiscard]] bool veto_still_holds();
+  // SolveCache::Impl::FirstPodStop: the entry for this solve's candidates still holds (its stop
+  // pod is the queue's first and goes to a node that is not Ready); its stop pod, or k_none.
+  [[nodiscard]] cluster::PodIndex first_pod_stop_holds();
+  void remember_first_pod_stop(const QueuedPod& p); // after a stop on `p`, first in the queue
   void sync_quick_stop() // after a change of the candidate's Veto entry
   {
     if (m_input.excluded_nodes.size() == 1) {
@@ -3598,6 +3627,129 @@ bool Scheduler::veto_still_holds()
   return true;
 }
 
+// A solve of several candidates that stopped on the first pod of its queue, a candidate's pod that
+// went to a node that is not Ready, stops so again while
+// - the candidates' pods are the same (so the stop pod is queued before every one of them), and
+//   the pending pods and those of deleting nodes are all queued after it;
+// - the first node but the candidates that takes the pod as written is not Ready (add_to_existing
+//   tries them in the same order, nothing of the solve placed yet).
+// As stop_resting_on, nothing of topology or host ports is in the way.
+cluster::PodIndex Scheduler::first_pod_stop_holds()
+{
+  const auto& excluded = m_input.excluded_nodes;
+  if (excluded.size() < 2 || m_cluster.bound_with_anti_affinity() != 0) {
+    return cluster::k_none;
+  }
+  const auto& stops = m_cache.first_pod_stops;
+  const auto it = std::find_if(stops.begin(), stops.end(), [&](const SolveCache::Impl::FirstPodStop& e) {
+    return e.cluster == m_cluster.instance_id() && e.candidates == excluded;
+  });
+  if (it == stops.end() || it->ignore_preferences != m_input.options.ignore_preferences
+      || it->moving_view != m_input.options.consolidation_simulation || it->tolerate_pns != m_tolerate_pns) {
+    return cluster::k_none;
+  }
+  const auto& e = *it;
+  const auto& pods = m_input.pods;
+  const auto& pending = m_cluster.pending();
+  const std::size_t from = pending.size();
+  const bool pending_first = m_input.pods_start_with_pending
+                             || (pods.size() >= from && std::equal(pending.begin(), pending.end(), pods.begin()));
+  if (!pending_first || pods.size() < from + e.pods.size()
+      || !std::equal(e.pods.begin(), e.pods.end(), pods.begin() + static_cast<std::ptrdiff_t>(from))) {
+    return cluster::k_none;
+  }
+  // (The stop pod moves: still bound to a candidate that is not being deleted.)
+  const auto& stop_state = m_cluster.pod(e.pod);
+  if (stop_state.phase == cluster::PodPhase::pending
+      || !std::binary_search(e.sorted.begin(), e.sorted.end(), stop_state.node)
+      || m_cluster.node(stop_state.node).lifecycle == cluster::NodeLifecycle::deleting
+      || m_cluster.node(stop_state.node).disrupted_taint) {
+    return cluster::k_none;
+  }
+  const auto& stop = stop_state.pod;
+  const auto after_stop = [&](cluster::PodIndex i) {
+    const auto& other = m_cluster.pod(i).pod;
+    return queued_before(e.requests, stop, e.pod, pod_requests(other), other, i);
+  };
+  const auto& q = pending_queue();
+  if (!q.queue.empty() && !after_stop(q.queue.front())) {
+    return cluster::k_none;
+  }
+  PodsSummary others = q.summary; // (the candidates' pods had none of it when the entry was made)
+  for (const auto i : std::span(pods).subspan(from + e.pods.size())) {
+    if (summarize(i, others) && !after_stop(i)) {
+      return cluster::k_none;
+    }
+  }
+  if (!others.plain_for(false)) {
+    return cluster::k_none;
+  }
+  // The free room now, the snapshot brought up to date as prepare_existing does (the solve that
+  // follows a failed check finds it so).
+  m_cache.forget_terminated(m_cluster);
+  if (snapshot_refreshable()) {
+    refresh_snapshot(m_cache.existing.epoch);
+  } else if (!snapshot_current()) {
+    m_daemon_list = m_cache.prepared_daemons(m_input.daemon_sets);
+    m_daemons = m_daemon_list.get();
+    build_snapshot();
+  }
+  auto& snap = m_cache.existing;
+  if (e.moving_view && snap.index.quiet_now() != m_input.options.now) {
+    snap.index.set_quiet_now(m_input.options.now);
+  }
+  const FreeCapacityIndex::Dims want = FreeCapacityIndex::dims(e.requests);
+  for (std::size_t pos = snap.index.next(0, want, e.moving_view); pos != FreeCapacityIndex::k_end;
+       pos = snap.index.next(pos + 1, want, e.moving_view)) {
+    const ExistingNode& node = snap.nodes[pos];
+    if (!std::binary_search(e.sorted.begin(), e.sorted.end(), node.index) && placed_as_written(e.pod, e.requests, node)) {
+      return node.node->lifecycle != cluster::NodeLifecycle::ready ? e.pod : cluster::k_none;
+    }
+  }
+  return cluster::k_none;
+}
+
+void Scheduler::remember_first_pod_stop(const QueuedPod& p)
+{
+  const auto& pods = m_input.pods;
+  const auto& pending = m_cluster.pending();
+  const std::size_t from = pending.size();
+  if (m_placements.size() != 1 || m_any_host_ports || m_any_groups
+      || !(m_input.pods_start_with_pending
+           || (pods.size() >= from && std::equal(pending.begin(), pending.end(), pods.begin())))) {
+    return; // (not to an existing node)
+  }
+  auto& stops = m_cache.first_pod_stops;
+  const auto& excluded = m_input.excluded_nodes;
+  auto it = std::find_if(stops.begin(), stops.end(), [&](const SolveCache::Impl::FirstPodStop& e) {
+    return e.cluster == m_cluster.instance_id() && e.candidates == excluded;
+  });
+  if (it == stops.end()) {
+    if (stops.size() < SolveCache::Impl::k_first_pod_stops) {
+      it = stops.emplace(stops.end());
+    } else {
+      it = stops.begin() + static_cast<std::ptrdiff_t>(m_cache.next_first_pod_stop);
+      m_cache.next_first_pod_stop = (m_cache.next_first_pod_stop + 1) % stops.size();
+    }
+  }
+  auto& e = *it;
+  e.cluster = m_cluster.instance_id();
+  e.candidates.assign(excluded.begin(), excluded.end());
+  e.sorted.assign(excluded.begin(), excluded.end());
+  std::sort(e.sorted.begin(), e.sorted.end());
+  // The candidates' pods are listed after the pending ones, before the few of deleting nodes.
+  std::size_t end = pods.size();
+  while (end > from && !std::binary_search(e.sorted.begin(), e.sorted.end(), m_cluster.pod(pods[end - 1]).node)) {
+    --end;
+  }
+  e.pods.assign(pods.begin() + static_cast<std::ptrdiff_t>(from), pods.begin() + static_cast<std::ptrdiff_t>(end));
+  e.pod = p.index;
+  e.requests = p.requests;
+  e.ignore_preferences = m_input.options.ignore_preferences;
+  e.moving_view = m_input.options.consolidation_simulation;
+  e.tolerate_pns = m_tolerate_pns;
+}
+
 void Scheduler::restore_existing()
 {
   if (!m_snapshot_in_use) {
@@ -5197,6 +5349,18 @@ SolveResult Scheduler::run()
       out.stopped = true;
       return out;
     }
+    if (const cluster::PodIndex stop = first_pod_stop_holds(); stop != cluster::k_none) {
+#ifndef NDEBUG
+      SolveInput uncached = m_input;
+      uncached.cache = nullptr;
+      CAPSIM_CHECK(solve(uncached).stopped, "solve: a remembered stop on the first pod does not hold");
+#endif
+      ++m_cache.first_pod_stop_hits;
+      SolveResult out;
+      out.stopped = true;
+      out.stop_pod = stop;
+      return out;
+    }
   }
   prepare_pods();
   prepare_templates();
@@ -5318,6 +5482,9 @@ SolveResult Scheduler::run()
     out.stopped = true;
     if (head == 1) { // on the first pod of the queue
       out.stop_pod = stop_resting_on(m_pods[queue.front()]);
+      if (out.stop_pod != cluster::k_none && m_input.excluded_nodes.size() > 1) {
+        remember_first_pod_stop(m_pods[queue.front()]);
+      }
     }
     return out;
   }

@@ -247,6 +247,10 @@ public:
   [[nodiscard]] std::size_t veto_memo_hits() const;
   // Of those, the ones remembered_stop_holds_again answered.
   [[nodiscard]] std::size_t stops_held_again() const;
+  // Solves of several candidates answered by a remembered stop on the first pod of their queue
+  // (the same candidates' pods, that pod still going to a node that is not Ready) without any
+  // preparation.
+  [[nodiscard]] std::size_t first_pod_stop_hits() const;
 
   // Simulations answered by a stop on a longer prefix of their candidates (SolveResult::stop_pod,
   // counted by simulate_scheduling) without a solve.

@@ -1907,3 +1907,150 @@ TEST_CASE("stop_on_delete_veto: a stop names no pod when limits or topology read
     CHECK(stop_of(env, o) == cluster::k_none);
   }
 }
+
+namespace {
+
+// delete_all_input's solve over env's cache, checked against a solve over a fresh cache.
+SolveResult all_checked(Env& env, const std::vector<cluster::NodeIndex>& candidates)
+{
+  SolveInput in = delete_all_input(env, candidates);
+  auto shared = solve(in);
+  SolveCache fresh;
+  in.cache = &fresh;
+  check_same(shared, solve(in));
+  return shared;
+}
+
+} // namespace
+
+TEST_CASE("stop_on_delete_veto: a stop of several candidates on a node that is not Ready is remembered while it holds",
+          "[karpenter][solve][consolidation]")
+{
+  // Two candidates; the other Ready node has no room for their pods, a launching node has: the
+  // first pod of the queue (2 CPU) goes there.
+  Env env(testing::fake_instance_types(10));
+  add_on_demand_pool(env);
+  const std::vector<cluster::NodeIndex> candidates{env.node("candidate-0", {}, allocatable(4000)),
+                                                   env.node("candidate-1", {}, allocatable(4000))};
+  const auto other = env.node("other", {}, allocatable(500));
+  const auto launching = env.node("launching", {}, allocatable(4000), cluster::NodeLifecycle::launching);
+  const auto first = env.pod(cpu(2000));
+  env.bind(first, candidates[1]);
+  env.bind(env.pod(cpu(1000)), candidates[0]);
+
+  const auto stopped = all_checked(env, candidates);
+  CHECK(stopped.stopped);
+  CHECK(stopped.stop_pod == first);
+  CHECK(env.cache.first_pod_stop_hits() == 0);
+  const auto again = all_checked(env, candidates);
+  CHECK(again.stopped);
+  CHECK(again.stop_pod == first);
+  CHECK(env.cache.first_pod_stop_hits() == 1);
+  // Other candidates, or the same in another order: not this entry's solve.
+  CHECK(all_checked(env, {candidates[1], candidates[0]}).stopped);
+  CHECK(env.cache.first_pod_stop_hits() == 1);
+
+  // A smaller pending pod queues after the stop pod: the same answer.
+  const auto small = env.pod(cpu(100));
+  CHECK(all_checked(env, candidates).stopped);
+  CHECK(env.cache.first_pod_stop_hits() == 2);
+  env.remove(small);
+  // A larger one queues first: the solve answers (it goes to the launching node, the stop pod
+  // after it has no room left anywhere).
+  const auto large = env.pod(cpu(3000));
+  CHECK(all_checked(env, candidates).stopped);
+  CHECK(env.cache.first_pod_stop_hits() == 2);
+  env.remove(large);
+
+  // A Ready node with room the stop pod does not tolerate is passed over, as the solve does.
+  const auto tainted = env.node("tainted", {}, allocatable(4000));
+  env.cluster.node_mut(tainted).taints.push_back({"dedicated", "x", model::TaintEffect::no_schedule});
+  CHECK(all_checked(env, candidates).stopped);
+  CHECK(env.cache.first_pod_stop_hits() == 3);
+
+  // A pod joins a candidate: its pods changed, the solve answers.
+  const auto joined = env.pod(cpu(100));
+  env.bind(joined, candidates[0]);
+  CHECK(all_checked(env, candidates).stopped);
+  CHECK(env.cache.first_pod_stop_hits() == 3);
+  env.remove(joined);
+  CHECK(all_checked(env, candidates).stopped);
+  CHECK(env.cache.first_pod_stop_hits() == 3);
+  CHECK(all_checked(env, candidates).stopped);
+  CHECK(env.cache.first_pod_stop_hits() == 4);
+
+  // The other Ready node makes room: the pods go there, no stop.
+  env.cluster.node_mut(other).allocatable = allocatable(4000);
+  const auto moved = all_checked(env, candidates);
+  CHECK_FALSE(moved.stopped);
+  CHECK(moved.existing.size() == 2);
+  CHECK(env.cache.first_pod_stop_hits() == 4);
+  // No room there again: the entry, kept, holds again.
+  env.cluster.node_mut(other).allocatable = allocatable(500);
+  CHECK(all_checked(env, candidates).stopped);
+  CHECK(env.cache.first_pod_stop_hits() == 5);
+
+  // The launching node becomes Ready: the pods move there, no stop.
+  env.cluster.node_mut(launching).lifecycle = cluster::NodeLifecycle::ready;
+  const auto ready = all_checked(env, candidates);
+  CHECK_FALSE(ready.stopped);
+  REQUIRE(ready.existing.size() == 2);
+  CHECK(ready.existing.front().node == launching);
+  CHECK(env.cache.first_pod_stop_hits() == 5);
+}
+
+TEST_CASE("stop_on_delete_veto: remembered stops of several candidates agree with fresh solves over changing clusters",
+          "[karpenter][solve][consolidation]")
+{
+  // Three candidates, Ready and launching nodes with random room; between solves pods come and
+  // go, nodes fill up, empty or become Ready. Every answer over the shared cache is a fresh
+  // cache's, and some come from the remembered stop.
+  Random next(47);
+  std::size_t hits = 0;
+  for (int round = 0; round < 40; ++round) {
+    CAPTURE(round);
+    Env env(testing::fake_instance_types(10));
+    add_on_demand_pool(env);
+    std::vector<cluster::NodeIndex> candidates;
+    for (int i = 0; i < 3; ++i) {
+      const auto c = env.node("candidate-" + std::to_string(i), {}, allocatable(4000));
+      for (std::uint64_t k = 0; k < 1 + next(3); ++k) {
+        env.bind(env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(6)))), c);
+      }
+      candidates.push_back(c);
+    }
+    std::vector<cluster::NodeIndex> others;
+    for (int i = 0; i < 3; ++i) {
+      const auto lifecycle = next(2) == 0 ? cluster::NodeLifecycle::ready : cluster::NodeLifecycle::launching;
+      others.push_back(env.node("other-" + std::to_string(i), {}, allocatable(500 * static_cast<std::int64_t>(1 + next(6))),
+                                lifecycle));
+    }
+    std::vector<cluster::PodIndex> extra;
+    for (int step = 0; step < 12; ++step) {
+      CAPTURE(step);
+      (void)all_checked(env, candidates);
+      switch (next(5)) {
+      case 0: // a pending pod
+        extra.push_back(env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(8)))));
+        break;
+      case 1: // a pod on another node
+        extra.push_back(env.pod(cpu(250 * static_cast<std::int64_t>(1 + next(4)))));
+        env.bind(extra.back(), others[next(others.size())]);
+        break;
+      case 2: // one leaves
+        if (!extra.empty()) {
+          env.remove(extra.back());
+          extra.pop_back();
+        }
+        break;
+      case 3: // a node becomes Ready
+        env.cluster.node_mut(others[next(others.size())]).lifecycle = cluster::NodeLifecycle::ready;
+        break;
+      default: // nothing changes
+        break;
+      }
+    }
+    hits += env.cache.first_pod_stop_hits();
+  }
+  CHECK(hits > 50);
+}
