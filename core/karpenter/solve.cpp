@@ -1709,6 +1709,10 @@ private:
   // SolveCache::Impl::FirstPodStop: the entry for this solve's candidates still holds (its stop
   // pod is the queue's first and goes to a node that is not Ready); its stop pod, or k_none.
   [[nodiscard]] cluster::PodIndex first_pod_stop_holds();
+  // The entry for this solve's candidates, or the end of the list.
+  [[nodiscard]] std::vector<SolveCache::Impl::FirstPodStop>::iterator first_pod_stop_entry();
+  // The input lists the cluster's pending pods first (as simulate_scheduling does).
+  [[nodiscard]] bool pending_listed_first() const;
   void remember_first_pod_stop(const QueuedPod& p); // after a stop on `p`, first in the queue
   void sync_quick_stop() // after a change of the candidate's Veto entry
   {
@@ -3640,11 +3644,8 @@ cluster::PodIndex Scheduler::first_pod_stop_holds()
   if (excluded.size() < 2 || m_cluster.bound_with_anti_affinity() != 0) {
     return cluster::k_none;
   }
-  const auto& stops = m_cache.first_pod_stops;
-  const auto it = std::find_if(stops.begin(), stops.end(), [&](const SolveCache::Impl::FirstPodStop& e) {
-    return e.cluster == m_cluster.instance_id() && e.candidates == excluded;
-  });
-  if (it == stops.end() || it->ignore_preferences != m_input.options.ignore_preferences
+  const auto it = first_pod_stop_entry();
+  if (it == m_cache.first_pod_stops.end() || it->ignore_preferences != m_input.options.ignore_preferences
       || it->moving_view != m_input.options.consolidation_simulation || it->tolerate_pns != m_tolerate_pns) {
     return cluster::k_none;
   }
@@ -3652,9 +3653,7 @@ cluster::PodIndex Scheduler::first_pod_stop_holds()
   const auto& pods = m_input.pods;
   const auto& pending = m_cluster.pending();
   const std::size_t from = pending.size();
-  const bool pending_first = m_input.pods_start_with_pending
-                             || (pods.size() >= from && std::equal(pending.begin(), pending.end(), pods.begin()));
-  if (!pending_first || pods.size() < from + e.pods.size()
+  if (!pending_listed_first() || pods.size() < from + e.pods.size()
       || !std::equal(e.pods.begin(), e.pods.end(), pods.begin() + static_cast<std::ptrdiff_t>(from))) {
     return cluster::k_none;
   }
@@ -3709,21 +3708,33 @@ cluster::PodIndex Scheduler::first_pod_stop_holds()
   return cluster::k_none;
 }
 
+std::vector<SolveCache::Impl::FirstPodStop>::iterator Scheduler::first_pod_stop_entry()
+{
+  auto& stops = m_cache.first_pod_stops;
+  return std::find_if(stops.begin(), stops.end(), [this](const SolveCache::Impl::FirstPodStop& e) {
+    return e.cluster == m_cluster.instance_id() && e.candidates == m_input.excluded_nodes;
+  });
+}
+
+bool Scheduler::pending_listed_first() const
+{
+  const auto& pods = m_input.pods;
+  const auto& pending = m_cluster.pending();
+  return m_input.pods_start_with_pending
+         || (pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), pods.begin()));
+}
+
 void Scheduler::remember_first_pod_stop(const QueuedPod& p)
 {
   const auto& pods = m_input.pods;
   const auto& pending = m_cluster.pending();
   const std::size_t from = pending.size();
-  if (m_placements.size() != 1 || m_any_host_ports || m_any_groups
-      || !(m_input.pods_start_with_pending
-           || (pods.size() >= from && std::equal(pending.begin(), pending.end(), pods.begin())))) {
+  if (m_placements.size() != 1 || m_any_host_ports || m_any_groups || !pending_listed_first()) {
     return; // (not to an existing node)
   }
   auto& stops = m_cache.first_pod_stops;
   const auto& excluded = m_input.excluded_nodes;
-  auto it = std::find_if(stops.begin(), stops.end(), [&](const SolveCache::Impl::FirstPodStop& e) {
-    return e.cluster == m_cluster.instance_id() && e.candidates == excluded;
-  });
+  auto it = first_pod_stop_entry();
   if (it == stops.end()) {
     if (stops.size() < SolveCache::Impl::k_first_pod_stops) {
       it = stops.emplace(stops.end());
