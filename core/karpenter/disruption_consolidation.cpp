@@ -334,6 +334,7 @@ void end_simulation(const SimulationStart& start)
 {
   start.in->options = start.base_options;
   start.in->pods_start_with_pending = false;
+  start.in->candidate_pod_counts.clear();
 }
 
 // A single candidate whose pods all move: its remembered stop is checked before its pods and the
@@ -450,7 +451,14 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
   // and of nodes marked for deletion by a command in flight (sorted: a per-pod flag array would
   // cost the whole pod history on every simulation).
   const auto list_moving_pods = [&] {
+    in.candidate_pod_counts.clear();
     for (const auto& c : candidates) {
+      const std::size_t listed = in.pods.size();
+      const auto count = [&] {
+        if (candidates.size() > 1) {
+          in.candidate_pod_counts.push_back(static_cast<std::uint32_t>(in.pods.size() - listed));
+        }
+      };
       if (c.plain_pods && no_pdbs) { // bound pods all (NodeState::pods): no pod is read
 #ifndef NDEBUG
         for (const PodIndex p : c.reschedulable) {
@@ -458,6 +466,7 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
         }
 #endif
         in.pods.insert(in.pods.end(), c.reschedulable.begin(), c.reschedulable.end());
+        count();
         continue;
       }
       for (const PodIndex p : c.reschedulable) {
@@ -465,6 +474,7 @@ Simulation simulate_scheduling(const SimulationContext& ctx, std::span<const Can
           in.pods.push_back(p);
         }
       }
+      count();
     }
     std::vector<NodeIndex>& is_candidate = ctx.scratch.candidates;
     is_candidate.assign(in.excluded_nodes.begin(), in.excluded_nodes.end());

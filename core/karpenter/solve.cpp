@@ -707,11 +707,27 @@ bool same_daemons(const std::vector<const model::PodSpec*>& specs, const std::ve
                        [](const model::PodSpec* s, const model::PodSpecPtr& d) { return s == d.get(); });
 }
 
+// The input's NodePool `i` has limits in this solve.
+bool pool_limited(const SolveInput& input, std::size_t i)
+{
+  const bool given = input.remaining_limits.size() == input.node_pools.size();
+  return !(given ? input.remaining_limits[i] : limits_of(*input.node_pools[i].pool)).empty();
+}
+
+bool any_pool_limited(const SolveInput& input)
+{
+  for (std::size_t i = 0; i < input.node_pools.size(); ++i) {
+    if (pool_limited(input, i)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The template's pool has limits in this solve.
 bool limited(const SolveInput& input, const Template& t)
 {
-  const bool given = input.remaining_limits.size() == input.node_pools.size();
-  return !(given ? input.remaining_limits[t.input] : limits_of(*t.pool)).empty();
+  return pool_limited(input, t.input);
 }
 
 // NewQueue's order: CPU desc, memory desc, creation asc, then name and index.
@@ -894,25 +910,21 @@ struct SolveCache::Impl
     std::uint64_t pools = 0;
   };
   std::vector<Veto> vetoes; // by NodeIndex of the candidate
-  // SolveOptions::stop_on_delete_veto, for solves of several candidates: the last few that
-  // stopped on the first pod of their queue, a candidate's pod that went to a node that is not
-  // Ready (Scheduler::first_pod_stop_holds). A multi-node pass probes the same prefixes of its
-  // candidates poll after poll, while the nodes launched for pending pods start.
-  struct FirstPodStop
+  // SolveOptions::stop_on_delete_veto, for solves of several candidates (Scheduler::first_pod_stop):
+  // per node, the first of its pods in queue order, for one pod list (NodeState::pods_revision)
+  // and the options that pick their SpecData. A multi-node pass probes prefix after prefix of
+  // its candidates, poll after poll, over mostly the same nodes and pods.
+  struct FirstOfNode
   {
-    std::uint64_t cluster = 0;                  // Cluster::instance_id
-    std::vector<cluster::NodeIndex> candidates; // SolveInput::excluded_nodes
-    std::vector<cluster::NodeIndex> sorted;     // the same, sorted
-    std::vector<cluster::PodIndex> pods;        // the candidates' pods as listed, after the pending ones
-    cluster::PodIndex pod = 0;                  // the stop pod
-    model::Resources requests;                  // its scheduler requests
+    std::uint64_t cluster = 0; // Cluster::instance_id; 0: not worked out
+    std::uint64_t pods_revision = 0;
+    cluster::PodIndex pod = cluster::k_none; // k_none: no pod the solve keeps
     bool ignore_preferences = false;
-    bool moving_view = false;
     bool tolerate_pns = false;
+    bool plain = false; // none of the pods has pod topology or host ports
   };
-  static constexpr std::size_t k_first_pod_stops = 8;
-  std::vector<FirstPodStop> first_pod_stops; // the oldest is replaced
-  std::size_t next_first_pod_stop = 0;
+  std::vector<FirstOfNode> first_of_node; // by NodeIndex
+  std::vector<cluster::NodeIndex> sorted_candidates; // first_pod_stop's
   // rebase_no_room's new lists, swapped with an entry's: the entry's old buffers serve the next.
   std::vector<cluster::PodIndex> rebase_pods;
   std::vector<std::uint8_t> rebase_shapes;
@@ -1706,14 +1718,12 @@ private:
   void remember_no_room(const QueuedPod& p);
   void remember_not_ready(const QueuedPod& p, const PodVariant& v, const ExistingNode& e);
   [[nodiscard]] bool veto_still_holds();
-  // SolveCache::Impl::FirstPodStop: the entry for this solve's candidates still holds (its stop
-  // pod is the queue's first and goes to a node that is not Ready); its stop pod, or k_none.
-  [[nodiscard]] cluster::PodIndex first_pod_stop_holds();
-  // The entry for this solve's candidates, or the end of the list.
-  [[nodiscard]] std::vector<SolveCache::Impl::FirstPodStop>::iterator first_pod_stop_entry();
+  // A solve of several candidates stops on the first pod of its queue, one of theirs, going to a
+  // node that is not Ready: that pod, or k_none when this check does not tell.
+  [[nodiscard]] cluster::PodIndex first_pod_stop();
+  [[nodiscard]] const SolveCache::Impl::FirstOfNode& first_of_node(cluster::NodeIndex n);
   // The input lists the cluster's pending pods first (as simulate_scheduling does).
   [[nodiscard]] bool pending_listed_first() const;
-  void remember_first_pod_stop(const QueuedPod& p); // after a stop on `p`, first in the queue
   void sync_quick_stop() // after a change of the candidate's Veto entry
   {
     if (m_input.excluded_nodes.size() == 1) {
@@ -3631,51 +3641,79 @@ bool Scheduler::veto_still_holds()
   return true;
 }
 
-// A solve of several candidates that stopped on the first pod of its queue, a candidate's pod that
-// went to a node that is not Ready, stops so again while
-// - the candidates' pods are the same (so the stop pod is queued before every one of them), and
-//   the pending pods and those of deleting nodes are all queued after it;
-// - the first node but the candidates that takes the pod as written is not Ready (add_to_existing
-//   tries them in the same order, nothing of the solve placed yet).
-// As stop_resting_on, nothing of topology or host ports is in the way.
-cluster::PodIndex Scheduler::first_pod_stop_holds()
+// A solve of several candidates stops on the first pod of its queue when that pod is one of the
+// candidates' (a moved pod) and the first node besides them that takes it as written (room,
+// taints, requirements, in the order add_to_existing tries them, nothing placed yet) is not
+// Ready. The candidates' pods are listed in a row after the pending ones
+// (SolveInput::candidate_pod_counts); each candidate's first pod is kept per node
+// (first_of_node): when it is listed, it is the first of those listed. As stop_resting_on,
+// nothing of topology or host ports is in the way.
+cluster::PodIndex Scheduler::first_pod_stop()
 {
   const auto& excluded = m_input.excluded_nodes;
-  if (excluded.size() < 2 || m_cluster.bound_with_anti_affinity() != 0) {
-    return cluster::k_none;
+  const auto& counts = m_input.candidate_pod_counts;
+  if (excluded.size() < 2 || counts.size() != excluded.size() || m_cluster.bound_with_anti_affinity() != 0
+      || !pending_listed_first() || any_pool_limited(m_input)) {
+    return cluster::k_none; // (limits: no stop pod is named, as stop_resting_on)
   }
-  const auto it = first_pod_stop_entry();
-  if (it == m_cache.first_pod_stops.end() || it->ignore_preferences != m_input.options.ignore_preferences
-      || it->moving_view != m_input.options.consolidation_simulation || it->tolerate_pns != m_tolerate_pns) {
-    return cluster::k_none;
-  }
-  const auto& e = *it;
   const auto& pods = m_input.pods;
-  const auto& pending = m_cluster.pending();
-  const std::size_t from = pending.size();
-  if (!pending_listed_first() || pods.size() < from + e.pods.size()
-      || !std::equal(e.pods.begin(), e.pods.end(), pods.begin() + static_cast<std::ptrdiff_t>(from))) {
+  std::size_t at = m_cluster.pending().size();
+  cluster::PodIndex first = cluster::k_none;
+  model::Resources first_requests;
+  for (std::size_t i = 0; i < excluded.size(); ++i) {
+    const auto listed = static_cast<std::size_t>(counts[i]);
+    if (pods.size() - at < listed) {
+      return cluster::k_none;
+    }
+    const auto from = pods.begin() + static_cast<std::ptrdiff_t>(at);
+    const auto to = from + static_cast<std::ptrdiff_t>(listed);
+    at += listed;
+    if (listed == 0) {
+      continue;
+    }
+    const auto& node = m_cluster.node(excluded[i]);
+#ifndef NDEBUG
+    for (auto it = from; it != to; ++it) {
+      CAPSIM_CHECK(m_cluster.pod(*it).node == excluded[i] && m_cluster.pod(*it).phase != cluster::PodPhase::pending,
+                   "solve: a pod listed as a candidate's is not bound there");
+    }
+#endif
+    if (node.lifecycle == cluster::NodeLifecycle::deleting || node.disrupted_taint) {
+      return cluster::k_none;
+    }
+    const auto& f = first_of_node(excluded[i]);
+    if (!f.plain) {
+      return cluster::k_none;
+    }
+    if (f.pod == cluster::k_none) {
+      continue; // (none of its pods is kept)
+    }
+    if (std::find(from, to, f.pod) == to) {
+      return cluster::k_none; // the first of those listed is not known
+    }
+    const auto& pod = m_cluster.pod(f.pod).pod;
+    const model::Resources requests = pod_requests(pod);
+    if (first == cluster::k_none
+        || queued_before(requests, pod, f.pod, first_requests, m_cluster.pod(first).pod, first)) {
+      first = f.pod;
+      first_requests = requests;
+    }
+  }
+  if (first == cluster::k_none) {
     return cluster::k_none;
   }
-  // (The stop pod moves: still bound to a candidate that is not being deleted.)
-  const auto& stop_state = m_cluster.pod(e.pod);
-  if (stop_state.phase == cluster::PodPhase::pending
-      || !std::binary_search(e.sorted.begin(), e.sorted.end(), stop_state.node)
-      || m_cluster.node(stop_state.node).lifecycle == cluster::NodeLifecycle::deleting
-      || m_cluster.node(stop_state.node).disrupted_taint) {
-    return cluster::k_none;
-  }
-  const auto& stop = stop_state.pod;
+  // Before the pending pods and those of deleting nodes.
+  const auto& stop = m_cluster.pod(first).pod;
   const auto after_stop = [&](cluster::PodIndex i) {
     const auto& other = m_cluster.pod(i).pod;
-    return queued_before(e.requests, stop, e.pod, pod_requests(other), other, i);
+    return queued_before(first_requests, stop, first, pod_requests(other), other, i);
   };
   const auto& q = pending_queue();
   if (!q.queue.empty() && !after_stop(q.queue.front())) {
     return cluster::k_none;
   }
-  PodsSummary others = q.summary; // (the candidates' pods had none of it when the entry was made)
-  for (const auto i : std::span(pods).subspan(from + e.pods.size())) {
+  PodsSummary others = q.summary;
+  for (const auto i : std::span(pods).subspan(at)) {
     if (summarize(i, others) && !after_stop(i)) {
       return cluster::k_none;
     }
@@ -3694,26 +3732,60 @@ cluster::PodIndex Scheduler::first_pod_stop_holds()
     build_snapshot();
   }
   auto& snap = m_cache.existing;
-  if (e.moving_view && snap.index.quiet_now() != m_input.options.now) {
+  const bool moving = m_input.options.consolidation_simulation;
+  if (moving && snap.index.quiet_now() != m_input.options.now) {
     snap.index.set_quiet_now(m_input.options.now);
   }
-  const FreeCapacityIndex::Dims want = FreeCapacityIndex::dims(e.requests);
-  for (std::size_t pos = snap.index.next(0, want, e.moving_view); pos != FreeCapacityIndex::k_end;
-       pos = snap.index.next(pos + 1, want, e.moving_view)) {
+  auto& sorted = m_cache.sorted_candidates;
+  sorted.assign(excluded.begin(), excluded.end());
+  std::sort(sorted.begin(), sorted.end());
+  const FreeCapacityIndex::Dims want = FreeCapacityIndex::dims(first_requests);
+  for (std::size_t pos = snap.index.next(0, want, moving); pos != FreeCapacityIndex::k_end;
+       pos = snap.index.next(pos + 1, want, moving)) {
     const ExistingNode& node = snap.nodes[pos];
-    if (!std::binary_search(e.sorted.begin(), e.sorted.end(), node.index) && placed_as_written(e.pod, e.requests, node)) {
-      return node.node->lifecycle != cluster::NodeLifecycle::ready ? e.pod : cluster::k_none;
+    if (std::binary_search(sorted.begin(), sorted.end(), node.index)) {
+      continue;
+    }
+    if (placed_as_written(first, first_requests, node)) {
+      return node.node->lifecycle != cluster::NodeLifecycle::ready ? first : cluster::k_none;
     }
   }
   return cluster::k_none;
 }
 
-std::vector<SolveCache::Impl::FirstPodStop>::iterator Scheduler::first_pod_stop_entry()
+const SolveCache::Impl::FirstOfNode& Scheduler::first_of_node(cluster::NodeIndex n)
 {
-  auto& stops = m_cache.first_pod_stops;
-  return std::find_if(stops.begin(), stops.end(), [this](const SolveCache::Impl::FirstPodStop& e) {
-    return e.cluster == m_cluster.instance_id() && e.candidates == m_input.excluded_nodes;
-  });
+  auto& all = m_cache.first_of_node;
+  if (all.size() <= n) {
+    all.resize(std::max<std::size_t>(static_cast<std::size_t>(n) + 1, 2 * all.size()));
+  }
+  auto& f = all[n];
+  const auto& node = m_cluster.node(n);
+  const bool ignore = m_input.options.ignore_preferences;
+  if (f.cluster == m_cluster.instance_id() && f.pods_revision == node.pods_revision && f.ignore_preferences == ignore
+      && f.tolerate_pns == m_tolerate_pns) {
+    return f;
+  }
+  f = {m_cluster.instance_id(), node.pods_revision, cluster::k_none, ignore, m_tolerate_pns, true};
+  model::Resources first_requests;
+  for (const auto i : node.pods) {
+    const auto& pod = m_cluster.pod(i).pod;
+    if (pod.spec == nullptr) {
+      f.plain = false; // (not told)
+      continue;
+    }
+    const auto& data = m_cache.spec_data(pod.spec, ignore, m_tolerate_pns);
+    if (!data.validation_error.empty()) {
+      continue; // (the solve leaves it out)
+    }
+    f.plain = f.plain && !has_pod_topology(*pod.spec) && pod.spec->host_ports.empty();
+    const model::Resources requests = pod_requests(pod);
+    if (f.pod == cluster::k_none || queued_before(requests, pod, i, first_requests, m_cluster.pod(f.pod).pod, f.pod)) {
+      f.pod = i;
+      first_requests = requests;
+    }
+  }
+  return f;
 }
 
 bool Scheduler::pending_listed_first() const
@@ -3722,43 +3794,6 @@ bool Scheduler::pending_listed_first() const
   const auto& pending = m_cluster.pending();
   return m_input.pods_start_with_pending
          || (pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), pods.begin()));
-}
-
-void Scheduler::remember_first_pod_stop(const QueuedPod& p)
-{
-  const auto& pods = m_input.pods;
-  const auto& pending = m_cluster.pending();
-  const std::size_t from = pending.size();
-  if (m_placements.size() != 1 || m_any_host_ports || m_any_groups || !pending_listed_first()) {
-    return; // (not to an existing node)
-  }
-  auto& stops = m_cache.first_pod_stops;
-  const auto& excluded = m_input.excluded_nodes;
-  auto it = first_pod_stop_entry();
-  if (it == stops.end()) {
-    if (stops.size() < SolveCache::Impl::k_first_pod_stops) {
-      it = stops.emplace(stops.end());
-    } else {
-      it = stops.begin() + static_cast<std::ptrdiff_t>(m_cache.next_first_pod_stop);
-      m_cache.next_first_pod_stop = (m_cache.next_first_pod_stop + 1) % stops.size();
-    }
-  }
-  auto& e = *it;
-  e.cluster = m_cluster.instance_id();
-  e.candidates.assign(excluded.begin(), excluded.end());
-  e.sorted.assign(excluded.begin(), excluded.end());
-  std::sort(e.sorted.begin(), e.sorted.end());
-  // The candidates' pods are listed after the pending ones, before the few of deleting nodes.
-  std::size_t end = pods.size();
-  while (end > from && !std::binary_search(e.sorted.begin(), e.sorted.end(), m_cluster.pod(pods[end - 1]).node)) {
-    --end;
-  }
-  e.pods.assign(pods.begin() + static_cast<std::ptrdiff_t>(from), pods.begin() + static_cast<std::ptrdiff_t>(end));
-  e.pod = p.index;
-  e.requests = p.requests;
-  e.ignore_preferences = m_input.options.ignore_preferences;
-  e.moving_view = m_input.options.consolidation_simulation;
-  e.tolerate_pns = m_tolerate_pns;
 }
 
 void Scheduler::restore_existing()
@@ -5360,11 +5395,12 @@ SolveResult Scheduler::run()
       out.stopped = true;
       return out;
     }
-    if (const cluster::PodIndex stop = first_pod_stop_holds(); stop != cluster::k_none) {
+    if (const cluster::PodIndex stop = first_pod_stop(); stop != cluster::k_none) {
 #ifndef NDEBUG
       SolveInput uncached = m_input;
       uncached.cache = nullptr;
-      CAPSIM_CHECK(solve(uncached).stopped, "solve: a remembered stop on the first pod does not hold");
+      uncached.candidate_pod_counts.clear(); // (the solve itself, not this check again)
+      CAPSIM_CHECK(solve(uncached).stopped, "solve: a stop on the first pod found before the solve does not hold");
 #endif
       ++m_cache.first_pod_stop_hits;
       SolveResult out;
@@ -5493,9 +5529,6 @@ SolveResult Scheduler::run()
     out.stopped = true;
     if (head == 1) { // on the first pod of the queue
       out.stop_pod = stop_resting_on(m_pods[queue.front()]);
-      if (out.stop_pod != cluster::k_none && m_input.excluded_nodes.size() > 1) {
-        remember_first_pod_stop(m_pods[queue.front()]);
-      }
     }
     return out;
   }

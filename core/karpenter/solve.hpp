@@ -116,6 +116,10 @@ struct SolveInput
   // `pods` begins with cluster->pending() (simulate_scheduling lists them so): checks that read
   // the pending pods apart need not compare the lists.
   bool pods_start_with_pending = false;
+  // How many pods of each excluded node `pods` lists, in a row after the pending ones and in the
+  // order of excluded_nodes (simulate_scheduling lists them so), some of the node's bound pods
+  // each; empty: not told.
+  std::vector<std::uint32_t> candidate_pod_counts;
   // Nodes that are not destinations (consolidation candidates). Existing nodes are the alive,
   // schedulable (not deleting, not disrupted-tainted) nodes not listed here; launching and
   // registered nodes count as existing ("in-flight").
@@ -247,9 +251,8 @@ public:
   [[nodiscard]] std::size_t veto_memo_hits() const;
   // Of those, the ones remembered_stop_holds_again answered.
   [[nodiscard]] std::size_t stops_held_again() const;
-  // Solves of several candidates answered by a remembered stop on the first pod of their queue
-  // (the same candidates' pods, that pod still going to a node that is not Ready) without any
-  // preparation.
+  // Solves of several candidates answered by a stop on the first pod of their queue (one of the
+  // candidates' pods, going to a node that is not Ready) found without any preparation.
   [[nodiscard]] std::size_t first_pod_stop_hits() const;
 
   // Simulations answered by a stop on a longer prefix of their candidates (SolveResult::stop_pod,

@@ -1773,6 +1773,9 @@ SolveInput delete_all_input(Env& env, const std::vector<cluster::NodeIndex>& can
   for (const auto c : candidates) {
     const auto& pods = env.cluster.node(c).pods;
     in.pods.insert(in.pods.end(), pods.begin(), pods.end());
+    if (candidates.size() > 1) {
+      in.candidate_pod_counts.push_back(static_cast<std::uint32_t>(pods.size()));
+    }
   }
   in.excluded_nodes = candidates;
   in.options.consolidation_simulation = true;
@@ -1923,7 +1926,8 @@ SolveResult all_checked(Env& env, const std::vector<cluster::NodeIndex>& candida
 
 } // namespace
 
-TEST_CASE("stop_on_delete_veto: a stop of several candidates on a node that is not Ready is remembered while it holds",
+TEST_CASE("stop_on_delete_veto: a solve of several candidates whose first pod goes to a node that is not Ready stops "
+          "before anything is prepared",
           "[karpenter][solve][consolidation]")
 {
   // Two candidates; the other Ready node has no room for their pods, a launching node has: the
@@ -1937,74 +1941,95 @@ TEST_CASE("stop_on_delete_veto: a stop of several candidates on a node that is n
   const auto first = env.pod(cpu(2000));
   env.bind(first, candidates[1]);
   env.bind(env.pod(cpu(1000)), candidates[0]);
+  // The solve's answer (checked against a fresh cache's), and whether the check answered it
+  // (then naming the stop pod `first`).
+  cluster::PodIndex stop_pod = first;
+  const auto answered = [&](const std::vector<cluster::NodeIndex>& nodes) {
+    const auto before = env.cache.first_pod_stop_hits();
+    const auto r = all_checked(env, nodes);
+    const bool by_check = env.cache.first_pod_stop_hits() == before + 1;
+    CHECK((!by_check || (r.stopped && r.stop_pod == stop_pod)));
+    return std::pair{r.stopped, by_check};
+  };
+  using Answer = std::pair<bool, bool>;
 
-  const auto stopped = all_checked(env, candidates);
-  CHECK(stopped.stopped);
-  CHECK(stopped.stop_pod == first);
-  CHECK(env.cache.first_pod_stop_hits() == 0);
-  const auto again = all_checked(env, candidates);
-  CHECK(again.stopped);
-  CHECK(again.stop_pod == first);
-  CHECK(env.cache.first_pod_stop_hits() == 1);
-  // Other candidates, or the same in another order: not this entry's solve.
-  CHECK(all_checked(env, {candidates[1], candidates[0]}).stopped);
-  CHECK(env.cache.first_pod_stop_hits() == 1);
+  CHECK(answered(candidates) == Answer{true, true});
+  CHECK(answered({candidates[1], candidates[0]}) == Answer{true, true});
+  // One candidate: left to the remembered stops of single candidates.
+  CHECK_FALSE(answered({candidates[1]}).second);
 
   // A smaller pending pod queues after the stop pod: the same answer.
   const auto small = env.pod(cpu(100));
-  CHECK(all_checked(env, candidates).stopped);
-  CHECK(env.cache.first_pod_stop_hits() == 2);
+  CHECK(answered(candidates) == Answer{true, true});
   env.remove(small);
   // A larger one queues first: the solve answers (it goes to the launching node, the stop pod
   // after it has no room left anywhere).
   const auto large = env.pod(cpu(3000));
-  CHECK(all_checked(env, candidates).stopped);
-  CHECK(env.cache.first_pod_stop_hits() == 2);
+  CHECK(answered(candidates) == Answer{true, false});
   env.remove(large);
+  // A larger pod that joins a candidate is the first, and goes to the launching node.
+  const auto joined = env.pod(cpu(3000));
+  env.bind(joined, candidates[0]);
+  stop_pod = joined;
+  CHECK(answered(candidates) == Answer{true, true});
+  stop_pod = first;
+  env.remove(joined);
 
   // A Ready node with room the stop pod does not tolerate is passed over, as the solve does.
   const auto tainted = env.node("tainted", {}, allocatable(4000));
   env.cluster.node_mut(tainted).taints.push_back({"dedicated", "x", model::TaintEffect::no_schedule});
-  CHECK(all_checked(env, candidates).stopped);
-  CHECK(env.cache.first_pod_stop_hits() == 3);
+  CHECK(answered(candidates) == Answer{true, true});
 
-  // A pod joins a candidate: its pods changed, the solve answers.
-  const auto joined = env.pod(cpu(100));
-  env.bind(joined, candidates[0]);
-  CHECK(all_checked(env, candidates).stopped);
-  CHECK(env.cache.first_pod_stop_hits() == 3);
-  env.remove(joined);
-  CHECK(all_checked(env, candidates).stopped);
-  CHECK(env.cache.first_pod_stop_hits() == 3);
-  CHECK(all_checked(env, candidates).stopped);
-  CHECK(env.cache.first_pod_stop_hits() == 4);
+  // A candidate's pod with a spread constraint: topology is the solve's.
+  PodOptions spreading = cpu(100);
+  spreading.labels = {{"app", "x"}};
+  spreading.spread = {spread(k_zone, {{"app", "x"}})};
+  const auto spread_pod = env.pod(spreading);
+  env.bind(spread_pod, candidates[0]);
+  CHECK_FALSE(answered(candidates).second);
+  env.remove(spread_pod);
+  CHECK(answered(candidates) == Answer{true, true});
+
+  // The stop pod not listed (a PodDisruptionBudget keeps it, say): the first of those listed is
+  // not known.
+  {
+    const auto kept = env.pod(cpu(100));
+    env.bind(kept, candidates[1]);
+    SolveInput in = delete_all_input(env, candidates);
+    const auto at = std::find(in.pods.begin(), in.pods.end(), first);
+    REQUIRE(at != in.pods.end());
+    in.pods.erase(at);
+    in.candidate_pod_counts[1] -= 1;
+    const auto before = env.cache.first_pod_stop_hits();
+    CHECK(solve(in).stopped); // (the 1-CPU pod goes to the launching node)
+    CHECK(env.cache.first_pod_stop_hits() == before);
+    env.remove(kept);
+  }
 
   // The other Ready node makes room: the pods go there, no stop.
   env.cluster.node_mut(other).allocatable = allocatable(4000);
   const auto moved = all_checked(env, candidates);
   CHECK_FALSE(moved.stopped);
   CHECK(moved.existing.size() == 2);
-  CHECK(env.cache.first_pod_stop_hits() == 4);
-  // No room there again: the entry, kept, holds again.
   env.cluster.node_mut(other).allocatable = allocatable(500);
-  CHECK(all_checked(env, candidates).stopped);
-  CHECK(env.cache.first_pod_stop_hits() == 5);
+  CHECK(answered(candidates) == Answer{true, true});
 
   // The launching node becomes Ready: the pods move there, no stop.
   env.cluster.node_mut(launching).lifecycle = cluster::NodeLifecycle::ready;
+  const auto hits = env.cache.first_pod_stop_hits();
   const auto ready = all_checked(env, candidates);
   CHECK_FALSE(ready.stopped);
   REQUIRE(ready.existing.size() == 2);
   CHECK(ready.existing.front().node == launching);
-  CHECK(env.cache.first_pod_stop_hits() == 5);
+  CHECK(env.cache.first_pod_stop_hits() == hits);
 }
 
-TEST_CASE("stop_on_delete_veto: remembered stops of several candidates agree with fresh solves over changing clusters",
+TEST_CASE("stop_on_delete_veto: first-pod stops of several candidates agree with fresh solves over changing clusters",
           "[karpenter][solve][consolidation]")
 {
   // Three candidates, Ready and launching nodes with random room; between solves pods come and
   // go, nodes fill up, empty or become Ready. Every answer over the shared cache is a fresh
-  // cache's, and some come from the remembered stop.
+  // cache's, and some come from the check before the solve.
   Random next(47);
   std::size_t hits = 0;
   for (int round = 0; round < 40; ++round) {
@@ -2022,8 +2047,8 @@ TEST_CASE("stop_on_delete_veto: remembered stops of several candidates agree wit
     std::vector<cluster::NodeIndex> others;
     for (int i = 0; i < 3; ++i) {
       const auto lifecycle = next(2) == 0 ? cluster::NodeLifecycle::ready : cluster::NodeLifecycle::launching;
-      others.push_back(env.node("other-" + std::to_string(i), {}, allocatable(500 * static_cast<std::int64_t>(1 + next(6))),
-                                lifecycle));
+      const auto room = allocatable(500 * static_cast<std::int64_t>(1 + next(6)));
+      others.push_back(env.node("other-" + std::to_string(i), {}, room, lifecycle));
     }
     std::vector<cluster::PodIndex> extra;
     for (int step = 0; step < 12; ++step) {
