@@ -3531,8 +3531,7 @@ bool Scheduler::veto_still_holds()
                    || (pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), pods.begin())),
                "solve: the input's pods do not begin with the pending pods");
 #endif
-  if (m_input.pods_start_with_pending
-      || (pods.size() >= pending.size() && std::equal(pending.begin(), pending.end(), pods.begin()))) {
+  if (pending_listed_first()) {
     const auto& q = pending_queue();
     all.add(q.summary);
     from = pending.size();

@@ -2006,6 +2006,28 @@ TEST_CASE("stop_on_delete_veto: a solve of several candidates whose first pod go
     env.remove(kept);
   }
 
+  // A deleting node's pod listed after the candidates' is left to the solve when it queues first
+  // (it goes to the launching node: a deleting node's pod vetoes nothing there), and not when it
+  // queues after the stop pod.
+  {
+    const auto draining = env.node("draining", {}, allocatable(4000), cluster::NodeLifecycle::deleting);
+    const auto larger = env.pod(cpu(3000));
+    env.bind(larger, draining);
+    const auto smaller = env.pod(cpu(500));
+    env.bind(smaller, draining);
+    const auto with = [&](cluster::PodIndex p) {
+      SolveInput in = delete_all_input(env, candidates);
+      in.pods.push_back(p);
+      const auto before = env.cache.first_pod_stop_hits();
+      const auto r = solve(in);
+      return std::pair{r.stopped, env.cache.first_pod_stop_hits() == before + 1};
+    };
+    CHECK(with(larger) == Answer{true, false});
+    CHECK(with(smaller) == Answer{true, true});
+    env.remove(larger);
+    env.remove(smaller);
+  }
+
   // The other Ready node makes room: the pods go there, no stop.
   env.cluster.node_mut(other).allocatable = allocatable(4000);
   const auto moved = all_checked(env, candidates);
