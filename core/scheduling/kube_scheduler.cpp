@@ -709,6 +709,7 @@ struct KubeScheduler::State
   std::size_t tables_used = 0;
   std::vector<NodeIndex> found_buffer; // schedule_prepared's feasible nodes
   std::vector<std::pair<std::size_t, std::uint64_t>> found_blocks; // or their positions: (base, bits)
+  std::vector<std::pair<std::size_t, std::int64_t>> soft_found; // best_with_soft_taints' (position, count)
   std::vector<std::int64_t> s_fit, s_bal, s_taint, s_naff, s_tsc, s_ipa;
   std::vector<std::uint8_t> s_ignored;
   std::vector<double> s_weights;
@@ -2371,6 +2372,45 @@ struct KubeScheduler::State
     return best;
   }
 
+  // The fused scan's choice when nodes with PreferNoSchedule taints are among the feasible ones
+  // (found_blocks): TaintToleration, reverse-normalized over the feasible nodes, is the only other
+  // score that differs. Every node without such taints scores the most on it, so the best of those
+  // is the scan's `plain_key` (0: none); the tainted ones are weighed one by one. (Cluster
+  // Autoscaler soft-taints the nodes it finds unneeded: most of its cycles see some.)
+  NodeIndex best_with_soft_taints(std::uint64_t plain_key)
+  {
+    const Group& g = groups[cycle.gid];
+    soft_found.clear();
+    std::int64_t most = 0; // the most intolerable taints of a node
+    for (const auto& [base, nodes] : found_blocks) {
+      for (std::uint64_t left = nodes & bits_at(soft_bits, base); left != 0; left &= left - 1) {
+        const std::size_t pos = base + static_cast<std::size_t>(std::countr_zero(left));
+        const std::int64_t count = intolerable_prefer_no_schedule(g.spec->tolerations, cluster->node(order[pos]));
+        soft_found.emplace_back(pos, count);
+        most = std::max(most, count);
+      }
+    }
+    const auto& w = config.weights;
+    const auto taint_score = [most](std::int64_t count) {
+      return most == 0 ? k_max_node_score : k_max_node_score - k_max_node_score * count / most; // default_normalize
+    };
+    bool any = plain_key != 0;
+    std::int64_t best_total = any ? static_cast<std::int64_t>(plain_key >> 32U) + w.taint_toleration * k_max_node_score : 0;
+    NodeIndex best = static_cast<NodeIndex>(~static_cast<std::uint32_t>(plain_key));
+    for (const auto& [pos, count] : soft_found) {
+      const auto [fit, balanced] = resource_scores(pos);
+      const std::int64_t total =
+          w.node_resources_fit * fit + w.balanced_allocation * balanced + w.taint_toleration * taint_score(count);
+      const NodeIndex n = order[pos];
+      if (!any || total > best_total || (total == best_total && n < best)) {
+        any = true;
+        best_total = total;
+        best = n;
+      }
+    }
+    return best;
+  }
+
   void note_view_change(NodeIndex i)
   {
     if (view_log.size() >= k_view_log_cap) { // forgotten: those pods are scanned for again
@@ -2448,8 +2488,8 @@ struct KubeScheduler::State
     }
     std::size_t processed = 0;
     // When only the resource scores can differ, the best node is kept as the scan finds them
-    // (no second pass over the feasible nodes); a node with PreferNoSchedule taints among them
-    // leaves the choice to score().
+    // (no second pass over the feasible nodes); nodes with PreferNoSchedule taints among them are
+    // weighed at the end (best_with_soft_taints).
     const auto& w = config.weights;
     // (Only weights the memo's block reads take, whose totals fit in 16 bits; a total and its node
     // are compared as one 64-bit key, the higher total then the lower node index winning.)
@@ -2460,9 +2500,8 @@ struct KubeScheduler::State
     bool soft_tainted = false;
     std::uint64_t best_key = 0; // (total << 32) | ~node; 0: none yet (a node's ~index is never 0 bits)
     // The feasible nodes in scan order, written into a buffer kept between cycles (it only
-    // grows). When the scan keeps the best node, only their number is needed, unless a node with
-    // PreferNoSchedule taints is among them: each block's feasible positions are kept then, and
-    // the list is made from them at the end.
+    // grows). When the scan keeps the best node, only their number is needed, and each block's
+    // feasible positions (for the nodes with PreferNoSchedule taints among them).
     if (found_buffer.size() < to_find) {
       found_buffer.resize(to_find);
     }
@@ -2561,7 +2600,8 @@ struct KubeScheduler::State
             (void)resource_scores(base + static_cast<std::size_t>(std::countr_zero(left))); // checks the memo
           }
 #endif
-          best_key = score_memo.best_key(cycle.score_shape, base, feasible, w.node_resources_fit,
+          // (Over the nodes without PreferNoSchedule taints: best_with_soft_taints weighs the others.)
+          best_key = score_memo.best_key(cycle.score_shape, base, feasible & ~soft, w.node_resources_fit,
                                          w.balanced_allocation, order.data(), best_key);
         }
         // (The positions looked at: those before the last found node's, and its own.)
@@ -2585,34 +2625,29 @@ struct KubeScheduler::State
     if (found_count == 0) {
       return k_none;
     }
-    // The feasible nodes from the blocks kept (when fused), in scan order, into `out`.
-    const auto list_from_blocks = [this](NodeIndex* out) {
+#ifndef NDEBUG
+    if (fused) { // the blocks kept list the feasible nodes in scan order
+      std::vector<NodeIndex> again;
       for (const auto& [base, nodes] : found_blocks) {
         for (std::uint64_t left = nodes; left != 0; left &= left - 1) {
-          *out++ = order[base + static_cast<std::size_t>(std::countr_zero(left))];
+          again.push_back(order[base + static_cast<std::size_t>(std::countr_zero(left))]);
         }
       }
-    };
-#ifndef NDEBUG
-    if (fused) {
-      std::vector<NodeIndex> again(found_count);
-      list_from_blocks(again.data());
-      CAPSIM_CHECK(std::equal(again.begin(), again.end(), found), "kube-scheduler: the kept blocks list other nodes");
+      CAPSIM_CHECK(std::equal(again.begin(), again.end(), found, found + found_count),
+                   "kube-scheduler: the kept blocks list other nodes");
     }
 #endif
-    const auto best = static_cast<NodeIndex>(~static_cast<std::uint32_t>(best_key)); // when fused
-    if (found_count == 1) {
-      return list_found ? found[0] : best;
-    }
-    if (fused && !soft_tainted) {
+    if (fused) {
+      const NodeIndex chosen = soft_tainted ? best_with_soft_taints(best_key)
+                                            : static_cast<NodeIndex>(~static_cast<std::uint32_t>(best_key));
 #ifndef NDEBUG
       const std::span<const NodeIndex> feasible(found, found_count);
-      CAPSIM_CHECK(best == feasible[score(feasible)], "kube-scheduler: the scan's best node differs from score()'s");
+      CAPSIM_CHECK(chosen == feasible[score(feasible)], "kube-scheduler: the scan's best node differs from score()'s");
 #endif
-      return best;
+      return chosen;
     }
-    if (!list_found) {
-      list_from_blocks(found);
+    if (found_count == 1) {
+      return found[0];
     }
     const std::span<const NodeIndex> feasible(found, found_count);
     return feasible[score(feasible)];

@@ -450,6 +450,113 @@ TEST_CASE("Sampled placements over hundreds of nodes agree with kube-scheduler's
   CHECK(unplaced > 100);
 }
 
+TEST_CASE("Sampled placements among nodes with PreferNoSchedule taints agree with the rules worked out here",
+          "[scheduling][scores]")
+{
+  // As the test above, with PreferNoSchedule taints on some nodes (none, one, two or another key's)
+  // that change now and then, for pods that tolerate none and pods that tolerate one key. Among
+  // the nodes a cycle keeps, TaintToleration counts each node's taints the pod does not tolerate,
+  // scales them by the most of any kept node (reversed: 100 for none) and weighs 3; the best
+  // NodeResourcesFit + BalancedAllocation + that wins, ties to the first node.
+  Cluster c;
+  std::mt19937_64 rng(20261206);
+  const auto uniform = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  const model::Taint soft_a{"example.com/a", "", model::TaintEffect::prefer_no_schedule};
+  const model::Taint soft_b{"example.com/b", "", model::TaintEffect::prefer_no_schedule};
+  const model::Taint soft_c{"example.com/c", "", model::TaintEffect::prefer_no_schedule};
+  const auto random_taints = [&]() -> std::vector<model::Taint> {
+    switch (uniform(0, 7)) {
+    case 0: case 1: return {soft_a};
+    case 2: return {soft_a, soft_b};
+    case 3: return {soft_c};
+    default: return {};
+    }
+  };
+  constexpr int k_nodes = 200;
+  for (int i = 0; i < k_nodes; ++i) {
+    add_node(c, "n" + std::to_string(1000 + i), uniform(2, 16) * 1000, uniform(4, 64) * k_gi, {}, 110,
+             random_taints());
+  }
+  const auto plain = make_spec();
+  const auto tolerating = make_spec([&](model::PodSpec& sp) {
+    sp.tolerations = {model::Toleration{soft_a.key, true, "", soft_a.effect}};
+  });
+  KubeScheduler s;
+  std::size_t next_start = 0;
+  std::vector<PodIndex> bound;
+  int mismatches = 0;
+  int placed = 0;
+  int on_tainted = 0; // placements on a node with a taint the pod does not tolerate
+  for (int i = 0; i < 3000; ++i) {
+    if (i % 5 == 4 && !bound.empty()) { // a pod leaves
+      const auto k = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(bound.size()) - 1));
+      c.unbind(bound[k], i);
+      c.pod_mut(bound[k]).phase = cluster::PodPhase::finished;
+      bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    if (i % 7 == 3) {
+      c.node_mut(static_cast<NodeIndex>(uniform(0, k_nodes - 1))).taints = random_taints();
+    }
+    const bool tolerates_a = i % 2 == 1;
+    const auto intolerable = [&](const cluster::NodeState& ns) {
+      std::int64_t n = 0;
+      for (const auto& t : ns.taints) {
+        n += tolerates_a && t.key == soft_a.key ? 0 : 1;
+      }
+      return n;
+    };
+    const std::int64_t cpu = uniform(1, 40) * 100;
+    const std::int64_t mem = uniform(1, 8 * 1024) * (1 << 20) / 4;
+    const std::size_t all = c.nodes().size();
+    const std::size_t to_find = scheduling::num_feasible_nodes_to_find(0, all);
+    std::vector<NodeIndex> kept;
+    std::size_t processed = 0;
+    for (std::size_t k = 0; k < all && kept.size() < to_find; ++k) {
+      const auto n = static_cast<NodeIndex>((next_start + k) % all);
+      ++processed;
+      const auto& ns = c.node(n);
+      const auto free = ns.allocatable - ns.requested;
+      if (free[model::k_pods] >= 1 && free.cpu() >= cpu && free.memory() >= mem) {
+        kept.push_back(n);
+      }
+    }
+    std::int64_t most = 0;
+    for (const auto n : kept) {
+      most = std::max(most, intolerable(c.node(n)));
+    }
+    NodeIndex expected = cluster::k_none;
+    std::int64_t best = -1;
+    for (const auto n : kept) {
+      const std::int64_t taint = most == 0 ? 100 : 100 - 100 * intolerable(c.node(n)) / most;
+      const std::int64_t total = resource_total(c.node(n), cpu, mem) + 3 * taint;
+      if (total > best || (total == best && n < expected)) {
+        best = total;
+        expected = n;
+      }
+    }
+    if (!kept.empty()) {
+      next_start = (next_start + processed) % all;
+    }
+    const auto p = pending_pod(c, "p" + std::to_string(i), tolerates_a ? tolerating : plain, cpu, mem, i);
+    const auto b = s.bind_pending(c, i);
+    const NodeIndex got = b.empty() ? cluster::k_none : b[0].node;
+    mismatches += got != expected ? 1 : 0;
+    if (got != cluster::k_none) {
+      bound.push_back(p);
+      ++placed;
+      on_tainted += intolerable(c.node(got)) > 0 ? 1 : 0;
+    } else {
+      c.clear_pending(p);
+      c.pod_mut(p).phase = cluster::PodPhase::finished;
+    }
+  }
+  CHECK(mismatches == 0);
+  CHECK(placed > 1000);
+  CHECK(on_tainted > 50); // some cycles keep only tainted nodes, or taints make no difference
+}
+
 TEST_CASE("Room within the same MiB or beyond 32 bits of cpu is decided exactly", "[scheduling][scores]")
 {
   // The scan first tests room in MiB and in clamped 32-bit millicores: "near" has 500 bytes less
