@@ -240,6 +240,19 @@ TEST_CASE("scale-down: underutilized nodes whose pods fit elsewhere go after the
     CHECK(rr.result.disruptions.scale_down == 0);
     CHECK(rr.result.nodes.final_count == 2);
   }
+  SECTION("a threshold a hair below 50% keeps the nodes, whether the hair is wide or within rounding")
+  {
+    // 950 / 1900 is exactly 0.5: above 0.5 - 1e-7 by far more than a division's rounding, and
+    // above 0.5 - 1e-12 by less than the quick test's margin (the exact division decides).
+    for (const double threshold : {0.5 - 1e-7, 0.5 - 1e-12}) {
+      sc.settings.cluster_autoscaler.scale_down_utilization_threshold = threshold;
+      auto workload = workload_of(950);
+      ClusterAutoscaler ca(sc, cat, 1);
+      auto rr = run(sc, cat, workload, 2 * k_hour, ca);
+      CHECK(rr.result.nodes.launched == 2);
+      CHECK(rr.result.disruptions.scale_down == 0);
+    }
+  }
   SECTION("DaemonSet pods count in utilization")
   {
     model::DaemonSet ds;
