@@ -2395,7 +2395,10 @@ struct KubeScheduler::State
       return most == 0 ? k_max_node_score : k_max_node_score - k_max_node_score * count / most; // default_normalize
     };
     bool any = plain_key != 0;
-    std::int64_t best_total = any ? static_cast<std::int64_t>(plain_key >> 32U) + w.taint_toleration * k_max_node_score : 0;
+    std::int64_t best_total = 0;
+    if (any) {
+      best_total = static_cast<std::int64_t>(plain_key >> 32U) + w.taint_toleration * k_max_node_score;
+    }
     NodeIndex best = static_cast<NodeIndex>(~static_cast<std::uint32_t>(plain_key));
     for (const auto& [pos, count] : soft_found) {
       const auto [fit, balanced] = resource_scores(pos);

@@ -310,6 +310,50 @@ std::int64_t resource_total(const cluster::NodeState& ns, std::int64_t cpu, std:
          + scheduling::balanced_allocation_score(cpu_req, ns.allocatable.cpu(), mem_req, ns.allocatable.memory());
 }
 
+// kube-scheduler's sampled filtering over one zone's nodes (the list is the nodes in order), as
+// the tests below work it out: from `next_start`, the first numFeasibleNodesToFind nodes with
+// room (Ready, a pod slot, cpu and memory). `next_start` moves past the last node looked at when
+// some node was kept.
+std::vector<NodeIndex> sample_nodes(const Cluster& c, std::size_t& next_start, std::int64_t cpu, std::int64_t mem)
+{
+  const std::size_t all = c.nodes().size();
+  const std::size_t to_find = scheduling::num_feasible_nodes_to_find(0, all);
+  std::vector<NodeIndex> kept;
+  std::size_t processed = 0;
+  for (std::size_t k = 0; k < all && kept.size() < to_find; ++k) {
+    const auto n = static_cast<NodeIndex>((next_start + k) % all);
+    ++processed;
+    const auto& ns = c.node(n);
+    const auto free = ns.allocatable - ns.requested;
+    if (ns.lifecycle == cluster::NodeLifecycle::ready && free[model::k_pods] >= 1 && free.cpu() >= cpu
+        && free.memory() >= mem) {
+      kept.push_back(n);
+    }
+  }
+  if (!kept.empty()) {
+    next_start = (next_start + processed) % all;
+  }
+  return kept;
+}
+
+// Random integers in [lo, hi].
+struct Uniform
+{
+  std::mt19937_64 rng;
+  std::int64_t operator()(std::int64_t lo, std::int64_t hi)
+  {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  }
+};
+
+// One of the `bound` pods, the `k`th, finishes at `now`.
+void finish_pod(Cluster& c, std::vector<PodIndex>& bound, std::size_t k, SimTime now)
+{
+  c.unbind(bound[k], now);
+  c.pod_mut(bound[k]).phase = cluster::PodPhase::finished;
+  bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+}
+
 } // namespace
 
 TEST_CASE("Resource scores stay exact over more request sizes than the scheduler remembers",
@@ -379,10 +423,7 @@ TEST_CASE("Sampled placements over hundreds of nodes agree with kube-scheduler's
   // whole MiB (the scan tests room in MiB first), a few nodes are not Ready, some allow few
   // pods, and one has more cpu than 32 bits hold; pods leave now and then.
   Cluster c;
-  std::mt19937_64 rng(20261201);
-  const auto uniform = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-  };
+  Uniform uniform{std::mt19937_64(20261201)};
   constexpr int k_nodes = 300;
   for (int i = 0; i < k_nodes; ++i) {
     const bool huge = i == 137;
@@ -399,38 +440,19 @@ TEST_CASE("Sampled placements over hundreds of nodes agree with kube-scheduler's
   int unplaced = 0;
   for (int i = 0; i < 4000; ++i) {
     if (i % 5 == 4 && !bound.empty()) { // a pod leaves
-      const auto k = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(bound.size()) - 1));
-      c.unbind(bound[k], i);
-      c.pod_mut(bound[k]).phase = cluster::PodPhase::finished;
-      bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+      finish_pod(c, bound, static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(bound.size()) - 1)), i);
     }
     const std::int64_t cpu = i % 97 == 0 ? 3'000'000'000 : uniform(1, 40) * 100;
     const std::int64_t mem = uniform(1, 8 * 1024) * (1 << 20) / 4 + uniform(-1000, 1000);
     // Reference: sampled filtering from next_start, then the best score.
-    const std::size_t all = c.nodes().size();
-    const std::size_t to_find = scheduling::num_feasible_nodes_to_find(0, all);
-    std::size_t found = 0;
-    std::size_t processed = 0;
     NodeIndex expected = cluster::k_none;
     std::int64_t best = -1;
-    for (std::size_t k = 0; k < all && found < to_find; ++k) {
-      const auto n = static_cast<NodeIndex>((next_start + k) % all);
-      ++processed;
-      const auto& ns = c.node(n);
-      const auto free = ns.allocatable - ns.requested;
-      if (ns.lifecycle != cluster::NodeLifecycle::ready || free[model::k_pods] < 1 || free.cpu() < cpu
-          || free.memory() < mem) {
-        continue;
-      }
-      ++found;
-      const std::int64_t total = resource_total(ns, cpu, mem);
+    for (const auto n : sample_nodes(c, next_start, cpu, mem)) {
+      const std::int64_t total = resource_total(c.node(n), cpu, mem);
       if (total > best || (total == best && n < expected)) {
         best = total;
         expected = n;
       }
-    }
-    if (found > 0) {
-      next_start = (next_start + processed) % all;
     }
     const auto p = pending_pod(c, "p" + std::to_string(i), spec, cpu, mem, i);
     const auto b = s.bind_pending(c, i);
@@ -459,10 +481,7 @@ TEST_CASE("Sampled placements among nodes with PreferNoSchedule taints agree wit
   // scales them by the most of any kept node (reversed: 100 for none) and weighs 3; the best
   // NodeResourcesFit + BalancedAllocation + that wins, ties to the first node.
   Cluster c;
-  std::mt19937_64 rng(20261206);
-  const auto uniform = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-  };
+  Uniform uniform{std::mt19937_64(20261206)};
   const model::Taint soft_a{"example.com/a", "", model::TaintEffect::prefer_no_schedule};
   const model::Taint soft_b{"example.com/b", "", model::TaintEffect::prefer_no_schedule};
   const model::Taint soft_c{"example.com/c", "", model::TaintEffect::prefer_no_schedule};
@@ -491,10 +510,7 @@ TEST_CASE("Sampled placements among nodes with PreferNoSchedule taints agree wit
   int on_tainted = 0; // placements on a node with a taint the pod does not tolerate
   for (int i = 0; i < 3000; ++i) {
     if (i % 5 == 4 && !bound.empty()) { // a pod leaves
-      const auto k = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(bound.size()) - 1));
-      c.unbind(bound[k], i);
-      c.pod_mut(bound[k]).phase = cluster::PodPhase::finished;
-      bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+      finish_pod(c, bound, static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(bound.size()) - 1)), i);
     }
     if (i % 7 == 3) {
       c.node_mut(static_cast<NodeIndex>(uniform(0, k_nodes - 1))).taints = random_taints();
@@ -509,19 +525,7 @@ TEST_CASE("Sampled placements among nodes with PreferNoSchedule taints agree wit
     };
     const std::int64_t cpu = uniform(1, 40) * 100;
     const std::int64_t mem = uniform(1, 8 * 1024) * (1 << 20) / 4;
-    const std::size_t all = c.nodes().size();
-    const std::size_t to_find = scheduling::num_feasible_nodes_to_find(0, all);
-    std::vector<NodeIndex> kept;
-    std::size_t processed = 0;
-    for (std::size_t k = 0; k < all && kept.size() < to_find; ++k) {
-      const auto n = static_cast<NodeIndex>((next_start + k) % all);
-      ++processed;
-      const auto& ns = c.node(n);
-      const auto free = ns.allocatable - ns.requested;
-      if (free[model::k_pods] >= 1 && free.cpu() >= cpu && free.memory() >= mem) {
-        kept.push_back(n);
-      }
-    }
+    const auto kept = sample_nodes(c, next_start, cpu, mem);
     std::int64_t most = 0;
     for (const auto n : kept) {
       most = std::max(most, intolerable(c.node(n)));
@@ -535,9 +539,6 @@ TEST_CASE("Sampled placements among nodes with PreferNoSchedule taints agree wit
         best = total;
         expected = n;
       }
-    }
-    if (!kept.empty()) {
-      next_start = (next_start + processed) % all;
     }
     const auto p = pending_pod(c, "p" + std::to_string(i), tolerates_a ? tolerating : plain, cpu, mem, i);
     const auto b = s.bind_pending(c, i);
