@@ -2,9 +2,9 @@
 
 #include "core/base/units.hpp"
 
-#include <cstdint>
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace capsim::sim {
