@@ -346,6 +346,22 @@ struct Uniform
   }
 };
 
+// Pod `i` of `spec`, asking `cpu` and `mem`, arrives at time i and binds where the scheduler puts
+// it; one that finds no node is dropped, so that later cycles schedule one pod each. Its node
+// (k_none: dropped) and the pod.
+std::pair<NodeIndex, PodIndex> arrive(Cluster& c, KubeScheduler& s, const model::PodSpecPtr& spec, std::int64_t cpu,
+                                      std::int64_t mem, int i)
+{
+  const auto p = pending_pod(c, "p" + std::to_string(i), spec, cpu, mem, i);
+  const auto b = s.bind_pending(c, i);
+  if (b.empty()) {
+    c.clear_pending(p);
+    c.pod_mut(p).phase = cluster::PodPhase::finished;
+    return {cluster::k_none, p};
+  }
+  return {b[0].node, p};
+}
+
 // One of the `bound` pods, the `k`th, finishes at `now`.
 void finish_pod(Cluster& c, std::vector<PodIndex>& bound, std::size_t k, SimTime now)
 {
@@ -454,16 +470,12 @@ TEST_CASE("Sampled placements over hundreds of nodes agree with kube-scheduler's
         expected = n;
       }
     }
-    const auto p = pending_pod(c, "p" + std::to_string(i), spec, cpu, mem, i);
-    const auto b = s.bind_pending(c, i);
-    const NodeIndex got = b.empty() ? cluster::k_none : b[0].node;
+    const auto [got, p] = arrive(c, s, spec, cpu, mem, i);
     mismatches += got != expected ? 1 : 0;
     if (got != cluster::k_none) {
       bound.push_back(p);
       ++placed;
     } else {
-      c.clear_pending(p); // gone, so that later cycles schedule one pod each
-      c.pod_mut(p).phase = cluster::PodPhase::finished;
       ++unplaced;
     }
   }
@@ -540,17 +552,12 @@ TEST_CASE("Sampled placements among nodes with PreferNoSchedule taints agree wit
         expected = n;
       }
     }
-    const auto p = pending_pod(c, "p" + std::to_string(i), tolerates_a ? tolerating : plain, cpu, mem, i);
-    const auto b = s.bind_pending(c, i);
-    const NodeIndex got = b.empty() ? cluster::k_none : b[0].node;
+    const auto [got, p] = arrive(c, s, tolerates_a ? tolerating : plain, cpu, mem, i);
     mismatches += got != expected ? 1 : 0;
     if (got != cluster::k_none) {
       bound.push_back(p);
       ++placed;
       on_tainted += intolerable(c.node(got)) > 0 ? 1 : 0;
-    } else {
-      c.clear_pending(p);
-      c.pod_mut(p).phase = cluster::PodPhase::finished;
     }
   }
   CHECK(mismatches == 0);
