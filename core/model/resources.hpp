@@ -62,7 +62,19 @@ struct Resources
 
   friend Resources operator-(Resources a, const Resources& b) { return a -= b; }
 
-  bool operator==(const Resources&) const = default;
+  // (Inline: schedulers compare requests millions of times, and the defaulted operator calls
+  // memcmp. Requests that differ mostly differ in cpu or memory; the rest are compared at once.)
+  bool operator==(const Resources& o) const
+  {
+    if (v[k_cpu] != o.v[k_cpu] || v[k_memory] != o.v[k_memory]) {
+      return false;
+    }
+    std::uint64_t diff = 0;
+    for (std::size_t i = 0; i < k_max_resources; ++i) {
+      diff |= static_cast<std::uint64_t>(v[i] ^ o.v[i]);
+    }
+    return diff == 0;
+  }
 
   // Every dimension of *this is <= the same dimension of `capacity`.
   [[nodiscard]] bool fits_in(const Resources& capacity) const

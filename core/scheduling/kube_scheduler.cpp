@@ -15,7 +15,6 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -588,6 +587,78 @@ struct EquivalenceHash
   }
 };
 
+// The equivalence keys that found no node in one pass. Kept between passes with its buffers: a
+// node-based set allocated and freed a node per failing key, a million times in a week.
+class FailedKeys
+{
+public:
+  void clear()
+  {
+    for (const auto slot : m_taken) {
+      m_slots[slot] = 0;
+    }
+    m_taken.clear();
+    m_keys.clear();
+  }
+
+  [[nodiscard]] bool contains(const EquivalenceKey& key) const
+  {
+    if (m_keys.empty()) {
+      return false;
+    }
+    for (std::size_t slot = first_slot(key);; slot = (slot + 1) & (m_slots.size() - 1)) {
+      const auto entry = m_slots[slot];
+      if (entry == 0) {
+        return false;
+      }
+      if (m_keys[entry - 1] == key) {
+        return true;
+      }
+    }
+  }
+
+  void insert(const EquivalenceKey& key)
+  {
+    if (contains(key)) {
+      return;
+    }
+    if (2 * (m_keys.size() + 1) > m_slots.size()) { // at most half full: probes stay short
+      grow();
+    }
+    m_keys.push_back(key);
+    place(m_keys.size() - 1);
+  }
+
+private:
+  [[nodiscard]] std::size_t first_slot(const EquivalenceKey& key) const
+  {
+    return EquivalenceHash{}(key) & (m_slots.size() - 1);
+  }
+
+  void place(std::size_t index)
+  {
+    auto slot = first_slot(m_keys[index]);
+    while (m_slots[slot] != 0) {
+      slot = (slot + 1) & (m_slots.size() - 1);
+    }
+    m_slots[slot] = static_cast<std::uint32_t>(index + 1);
+    m_taken.push_back(slot);
+  }
+
+  void grow()
+  {
+    m_slots.assign(std::max<std::size_t>(64, 2 * m_slots.size()), 0);
+    m_taken.clear();
+    for (std::size_t i = 0; i < m_keys.size(); ++i) {
+      place(i);
+    }
+  }
+
+  std::vector<EquivalenceKey> m_keys;
+  std::vector<std::uint32_t> m_slots; // 1 + index in m_keys, 0 when free; a power of two long
+  std::vector<std::size_t> m_taken;   // the slots in use, to clear
+};
+
 } // namespace
 
 std::size_t num_feasible_nodes_to_find(std::int32_t percentage, std::size_t all_nodes)
@@ -717,7 +788,7 @@ struct KubeScheduler::State
   std::vector<const std::int32_t*> hard_counts;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ipa_tables; // (key, table)
   std::vector<std::int32_t> group_scratch;
-  std::unordered_set<EquivalenceKey, EquivalenceHash> failed_equivalent;
+  FailedKeys failed_equivalent;
   // Nodes whose view changed, in order (mirror()), and for pods that found no node (by
   // equivalence key, topology-free) the log's length then: such a pod fails again while none of
   // the nodes changed since is feasible for it (fails_again), without a scan of every node.
@@ -2710,7 +2781,7 @@ struct KubeScheduler::State
       // there were only bindings, which never help pods without hard spread / required affinity.
       const bool equivalence = !groups[gid].retry_on_any_change && ps.pod.node_name.empty();
       EquivalenceKey key{gid, ps.pod.requests};
-      if (equivalence && failed_equivalent.count(key) != 0) {
+      if (equivalence && failed_equivalent.contains(key)) {
         mark_failed(p);
         continue;
       }

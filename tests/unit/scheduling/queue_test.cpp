@@ -168,6 +168,33 @@ TEST_CASE("Unschedulable pods stay pending and are retried when the cluster chan
   }
 }
 
+TEST_CASE("A pass skips only the pods asking what a pod of their spec found no node for", "[scheduling][queue]")
+{
+  // Trace rows of one spec ask their own amounts. Pending in turn: a pod too big for the node,
+  // another asking exactly the same (skipped as equivalent), and a small pod asking its own
+  // memory, which fits. A hundred failing amounts: more than the pass's set of them starts with.
+  Cluster c;
+  add_node(c, "only", 1000, 16 * k_gi);
+  const auto spec = make_spec();
+  std::vector<PodIndex> too_big;
+  std::vector<PodIndex> fitting;
+  for (int i = 0; i < 100; ++i) {
+    const auto n = std::to_string(i);
+    too_big.push_back(pending_pod(c, "big-" + n, spec, 2000 + i, k_gi, i));
+    too_big.push_back(pending_pod(c, "big-again-" + n, spec, 2000 + i, k_gi, i));
+    fitting.push_back(pending_pod(c, "small-" + n, spec, 5, k_gi / 64 + i, i));
+  }
+  KubeScheduler s;
+  const auto b = s.bind_pending(c, 1000);
+  CHECK(b.size() == fitting.size());
+  for (const auto p : fitting) {
+    CHECK(c.pod(p).phase == cluster::PodPhase::bound);
+  }
+  for (const auto p : too_big) {
+    CHECK(c.pod(p).phase == cluster::PodPhase::pending);
+  }
+}
+
 TEST_CASE("A pod that found no node is tried again against the nodes changed since", "[scheduling][queue]")
 {
   // 200 nodes with 500m free each: the 1000m pod fits nowhere. Each change below makes the pass
