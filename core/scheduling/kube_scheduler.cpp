@@ -760,6 +760,10 @@ struct KubeScheduler::State
   std::array<std::int32_t, 2> most_free{k_coarse_hi, k_coarse_hi};
   std::vector<std::uint32_t> position;            // by node: position in order, or k_none
   bool order_dirty = false;
+  // The first position the tree's changes since the last order may have given another node
+  // (tree_insert, tree_remove): the order is listed again from there only.
+  static constexpr std::size_t k_order_unchanged = std::numeric_limits<std::size_t>::max();
+  std::size_t order_from = k_order_unchanged;
   std::size_t next_start = 0;
 
   Stable<TopologyKey> keys;
@@ -825,6 +829,7 @@ struct KubeScheduler::State
     failed_at.clear();
     position.clear();
     order_dirty = false;
+    order_from = k_order_unchanged;
     next_start = 0;
     keys.clear();
     key_ids.clear();
@@ -997,11 +1002,26 @@ struct KubeScheduler::State
       tree_nodes.emplace_back();
       it = tree_zones.end() - 1;
     }
-    tree_nodes[static_cast<std::size_t>(it - tree_zones.begin())].push_back(i);
+    const auto zone_at = static_cast<std::size_t>(it - tree_zones.begin());
+    // The node joins round r, its zone's next, after the r nodes of every zone in the rounds
+    // before (fewer of a smaller zone) and the zones before its own that have a node in round r.
+    const std::size_t r = tree_nodes[zone_at].size();
+    std::size_t at = 0;
+    for (std::size_t w = 0; w < tree_nodes.size(); ++w) {
+      at += std::min(tree_nodes[w].size(), r) + (w < zone_at && tree_nodes[w].size() > r ? 1 : 0);
+    }
+    order_from = std::min(order_from, at);
+    tree_nodes[zone_at].push_back(i);
   }
 
+  // A node that leaves changes the order from its own position on: the rounds before its own
+  // keep its zone's earlier nodes, and its round the zones before its zone. (A position of the
+  // last order: a node that joined since has moved the order from its own place already.)
   void tree_remove(NodeIndex i)
   {
+    if (position[i] != k_none) {
+      order_from = std::min<std::size_t>(order_from, position[i]);
+    }
     for (std::size_t z = 0; z < tree_nodes.size(); ++z) {
       auto it = std::find(tree_nodes[z].begin(), tree_nodes[z].end(), i);
       if (it == tree_nodes[z].end()) {
@@ -1016,33 +1036,71 @@ struct KubeScheduler::State
     }
   }
 
+  // Appends NodeTree.list()'s nodes from position `from` on (order holds those before it).
+  void list_order_from(std::size_t from)
+  {
+    std::size_t rounds = 0; // the largest zone's node count
+    for (const auto& nodes : tree_nodes) {
+      rounds = std::max(rounds, nodes.size());
+    }
+    // The nodes in the rounds before round r: every zone's first r, or all of a smaller zone.
+    const auto listed_before = [&](std::size_t r) {
+      std::size_t n = 0;
+      for (const auto& nodes : tree_nodes) {
+        n += std::min(nodes.size(), r);
+      }
+      return n;
+    };
+    // The last round starting at or before `from` (binary search: listed_before only grows).
+    std::size_t r = 0;
+    std::size_t hi = rounds;
+    while (r < hi) {
+      const std::size_t mid = (r + hi + 1) / 2;
+      if (listed_before(mid) <= from) {
+        r = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    std::size_t skip = from - listed_before(r); // round r's nodes before `from`
+    for (; r < rounds; ++r) {
+      for (const auto& nodes : tree_nodes) {
+        if (r < nodes.size()) {
+          if (skip > 0) {
+            --skip;
+          } else {
+            order.push_back(nodes[r]);
+          }
+        }
+      }
+    }
+  }
+
   // NodeTree.list(): the first node of every zone, then the second of every zone, ...
   void rebuild_order()
   {
     // A node that stays keeps its entries: they are rewritten whenever its view changes
     // (mirror()), so they still hold at its old position, remembered scores included.
     std::swap(order, old_order);
-    order.clear();
-    std::size_t round = 0;
-    bool any = true;
-    while (any) {
-      any = false;
-      for (const auto& nodes : tree_nodes) {
-        if (round < nodes.size()) {
-          order.push_back(nodes[round]);
-          any = true;
-        }
-      }
-      ++round;
+    const std::size_t before = old_order.size();
+    std::size_t lo = std::min(order_from, before);
+    order_from = k_order_unchanged;
+    order.assign(old_order.begin(), old_order.begin() + static_cast<std::ptrdiff_t>(lo));
+    list_order_from(lo);
+#ifndef NDEBUG
+    {
+      std::vector<NodeIndex> full;
+      std::swap(full, order);
+      list_order_from(0);
+      CAPSIM_CHECK(full == order, "kube-scheduler: the order listed from a position differs from the whole list");
     }
+#endif
     order_dirty = false;
     const std::size_t listed = order.size();
-    const std::size_t before = old_order.size();
     // The positions before the first that lists another node keep their entries where they are:
     // a node joins in its zone's next round, near the end of a list of balanced zones, and a node
     // that leaves moves the later ones of its zone only. (A week rebuilds the order tens of
     // thousands of times.)
-    std::size_t lo = 0;
     while (lo < std::min(listed, before) && order[lo] == old_order[lo]) {
       ++lo;
     }

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
+
 using namespace capsim;
 using namespace capsim::test;
 using scheduling::Binding;
@@ -122,6 +124,54 @@ TEST_CASE("Sampling rotates the start node like nextStartNodeIndex", "[schedulin
     CHECK(bd[0].node == 0);
     CHECK(bd[1].node == 1);
   }
+}
+
+TEST_CASE("The sampled node list follows NodeTree's zone order as nodes join and leave", "[scheduling][queue]")
+{
+  // A scheduler kept over a churning cluster lists its nodes again from the first position a join
+  // or a leave changes; one made afresh lists them all. With more than 100 nodes a cycle scores
+  // the first 100 of the list (from the same start: select_node does not rotate it), and nodes of
+  // many sizes make the chosen node tell which ones those are. Zones empty and come back.
+  Cluster c;
+  KubeScheduler kept;
+  const std::array<std::string, 4> zones{"a", "b", "c", "d"};
+  std::uint64_t x = 88172645463325252ULL; // xorshift64: the same churn on every platform
+  const auto next = [&x](std::uint64_t n) {
+    x ^= x << 13U;
+    x ^= x >> 7U;
+    x ^= x << 17U;
+    return x % n;
+  };
+  std::vector<NodeIndex> alive;
+  const auto join = [&] {
+    // Zone d is rare, so that it empties and comes back.
+    const auto z = next(10) == 0 ? 3 : next(3);
+    const auto cpu = 1000 + static_cast<std::int64_t>(next(64)) * 1000;
+    alive.push_back(add_node(c, "n" + std::to_string(c.nodes().size()), cpu, 64 * k_gi,
+                             {{std::string(model::labels::k_zone), zones[z]}}));
+  };
+  for (int i = 0; i < 150; ++i) {
+    join();
+  }
+  const auto probe = make_pod("probe", make_spec(), 500, k_gi);
+  std::size_t differs_from_first = 0;
+  const NodeIndex first = kept.select_node(c, probe);
+  for (SimTime t = 1; t <= 300; ++t) {
+    for (auto changes = 1 + next(3); changes > 0; --changes) {
+      if (alive.size() > 110 && (alive.size() > 190 || next(2) == 0)) {
+        const auto at = static_cast<std::ptrdiff_t>(next(alive.size()));
+        c.mark_terminated(alive[static_cast<std::size_t>(at)], t);
+        alive.erase(alive.begin() + at);
+      } else {
+        join();
+      }
+    }
+    KubeScheduler fresh;
+    const NodeIndex chosen = kept.select_node(c, probe);
+    REQUIRE(chosen == fresh.select_node(c, probe));
+    differs_from_first += chosen != first ? 1 : 0;
+  }
+  CHECK(differs_from_first > 100); // the churn did move the list
 }
 
 TEST_CASE("Unschedulable pods stay pending and are retried when the cluster changes", "[scheduling][queue]")
