@@ -24,15 +24,16 @@ const catalog::Offering* find_offering(const catalog::InstanceType& type, std::s
 
 } // namespace
 
-void GroupInstances::add(const std::string& type, const std::string& zone, std::string_view capacity_type)
+void GroupInstances::add(const std::string& type, const std::string& zone, std::string_view capacity_type,
+                         std::int32_t count)
 {
   if (capacity_type == model::k_capacity_spot) {
-    ++spot;
+    spot += count;
   } else {
-    ++on_demand;
+    on_demand += count;
   }
-  ++per_zone[zone];
-  ++per_pool[{type, zone}];
+  per_zone[zone] += count;
+  per_pool[{type, zone}] += count;
 }
 
 bool uses_distribution(const model::NodeGroup& group)

@@ -21,7 +21,8 @@ struct GroupInstances
   std::map<std::string, std::int32_t, std::less<>> per_zone;
   std::map<std::pair<std::string, std::string>, std::int32_t> per_pool; // (instance type, zone)
 
-  void add(const std::string& type, const std::string& zone, std::string_view capacity_type);
+  // `count` instances of one pool.
+  void add(const std::string& type, const std::string& zone, std::string_view capacity_type, std::int32_t count = 1);
 };
 
 // A (type, zone, capacity type) the ASG may launch, with its offering's price.

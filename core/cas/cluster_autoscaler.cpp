@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <set>
 
@@ -33,6 +34,13 @@ constexpr Duration k_new_gpu_pod_buffer = 30 * k_second;
 constexpr double k_memory_difference_ratio = 0.015;
 constexpr double k_allocatable_difference_ratio = 0.05;
 constexpr double k_free_difference_ratio = 0.05;
+
+// A new NodeTemplate::id, unique in the process: no two templates a snapshot copies share one.
+std::uint64_t new_template_id()
+{
+  static std::atomic<std::uint64_t> last{0};
+  return ++last;
+}
 
 // Labels the AWS node group comparator ignores (BasicIgnoredLabels + aws_nodegroups.go).
 bool ignored_for_similarity(const std::string& key)
@@ -206,28 +214,73 @@ std::optional<SimTime> ClusterAutoscaler::reconcile(SimTime now, const cluster::
   return m_run_now ? now : m_next_loop;
 }
 
-void ClusterAutoscaler::observe(const cluster::Cluster& cluster, std::vector<GroupView>& views) const
+std::uint32_t ClusterAutoscaler::observed_slot(const cluster::NodeState& n) const
 {
+  if (n.owner != cluster::NodeOwner::node_group || n.pool >= m_groups.size() || !n.alive()
+      || n.lifecycle == NodeLifecycle::deleting) {
+    return k_unobserved;
+  }
+  return 2 * n.pool + (n.lifecycle == NodeLifecycle::ready ? 0 : 1);
+}
+
+void ClusterAutoscaler::observe(const cluster::Cluster& cluster, std::vector<GroupView>& views)
+{
+  auto& o = m_observed;
+  const auto& log = cluster.node_log();
+  const auto list = [&o](std::uint32_t slot) -> std::vector<NodeIndex>& {
+    auto& v = o.views[slot / 2];
+    return slot % 2 == 0 ? v.ready : v.launching;
+  };
+  if (o.cluster != cluster.instance_id() || log.size() < o.node_log) {
+    o.cluster = cluster.instance_id();
+    o.views.assign(m_groups.size(), GroupView{});
+    o.slot.assign(cluster.nodes().size(), k_unobserved);
+    for (const NodeIndex i : cluster.alive_node_indices()) { // in node order
+      o.slot[i] = observed_slot(cluster.node(i));
+      if (o.slot[i] != k_unobserved) {
+        list(o.slot[i]).push_back(i);
+      }
+    }
+  } else {
+    o.slot.resize(cluster.nodes().size(), k_unobserved);
+    for (std::size_t k = o.node_log; k < log.size(); ++k) {
+      const NodeIndex i = log[k];
+      const std::uint32_t now = observed_slot(cluster.node(i));
+      if (now == o.slot[i]) {
+        continue;
+      }
+      if (o.slot[i] != k_unobserved) {
+        auto& from = list(o.slot[i]);
+        from.erase(std::lower_bound(from.begin(), from.end(), i));
+      }
+      if (now != k_unobserved) {
+        auto& to = list(now);
+        to.insert(std::lower_bound(to.begin(), to.end(), i), i);
+      }
+      o.slot[i] = now;
+    }
+  }
+  o.node_log = log.size();
   views.resize(m_groups.size());
-  for (auto& v : views) {
-    v.ready.clear();
-    v.launching.clear();
-    v.instances = 0;
+  for (std::size_t g = 0; g < views.size(); ++g) {
+    views[g].ready = o.views[g].ready;
+    views[g].launching = o.views[g].launching;
+    views[g].instances = static_cast<std::int32_t>(views[g].ready.size() + views[g].launching.size());
   }
+#ifndef NDEBUG
+  // The same as reading every alive node.
+  std::vector<GroupView> fresh(m_groups.size());
   for (const NodeIndex i : cluster.alive_node_indices()) {
-    const auto& n = cluster.node(i);
-    if (n.owner != cluster::NodeOwner::node_group || n.pool >= m_groups.size() || !n.alive()
-        || n.lifecycle == NodeLifecycle::deleting) {
-      continue;
+    const std::uint32_t slot = observed_slot(cluster.node(i));
+    if (slot != k_unobserved) {
+      (slot % 2 == 0 ? fresh[slot / 2].ready : fresh[slot / 2].launching).push_back(i);
     }
-    auto& v = views[n.pool];
-    if (n.lifecycle == NodeLifecycle::ready) {
-      v.ready.push_back(i);
-    } else {
-      v.launching.push_back(i);
-    }
-    ++v.instances;
   }
+  for (std::size_t g = 0; g < views.size(); ++g) {
+    CAPSIM_CHECK(fresh[g].ready == views[g].ready && fresh[g].launching == views[g].launching,
+                 "cluster-autoscaler: the kept view of a group's nodes differs from the cluster's");
+  }
+#endif
 }
 
 void ClusterAutoscaler::fulfil(std::size_t g, SimTime now, const cluster::Cluster& cluster, GroupView& view,
@@ -239,13 +292,33 @@ void ClusterAutoscaler::fulfil(std::size_t g, SimTime now, const cluster::Cluste
   if (deficit <= 0) {
     return;
   }
-  // The group's running instances, as the ASG sees them when it picks capacity type and pool.
-  GroupInstances asg;
+  // The group's running instances, as the ASG sees them when it picks capacity type and pool:
+  // counted by pool first (a group of thousands of nodes has a few pools; the maps are keyed by
+  // names).
+  struct PoolCount
+  {
+    const catalog::InstanceType* type;
+    const std::string* zone;
+    const std::string* capacity_type;
+    std::int32_t count;
+  };
+  std::vector<PoolCount> pools;
   for (const auto* list : {&view.ready, &view.launching}) {
     for (const NodeIndex i : *list) {
       const auto& n = cluster.node(i);
-      asg.add(n.instance_type != nullptr ? n.instance_type->name : std::string(), n.zone, n.capacity_type);
+      const auto same = [&n](const PoolCount& c) {
+        return c.type == n.instance_type && *c.zone == n.zone && *c.capacity_type == n.capacity_type;
+      };
+      if (auto it = std::find_if(pools.begin(), pools.end(), same); it != pools.end()) {
+        ++it->count;
+      } else {
+        pools.push_back({n.instance_type, &n.zone, &n.capacity_type, 1});
+      }
     }
+  }
+  GroupInstances asg;
+  for (const auto& c : pools) {
+    asg.add(c.type != nullptr ? c.type->name : std::string(), *c.zone, *c.capacity_type, c.count);
   }
   for (std::int32_t k = 0; k < deficit; ++k) {
     const std::string ct = next_capacity_type(group, asg);
@@ -381,6 +454,7 @@ const NodeTemplate* ClusterAutoscaler::group_template(std::size_t g, SimTime now
         && !n.disrupted_taint && n.ready_at >= 0 && n.ready_at + k_template_stabilization < now) {
       if (!s.cached_template || s.template_node != i) {
         s.cached_template = template_from_node(n, g, group.name);
+        s.cached_template->id = new_template_id();
         s.template_node = i;
       }
       return &*s.cached_template;
@@ -391,6 +465,9 @@ const NodeTemplate* ClusterAutoscaler::group_template(std::size_t g, SimTime now
   }
   if (!s.catalog_template) {
     s.catalog_template = template_from_catalog(group, g, m_scenario, m_catalog, m_settings.use_real_allocatable);
+    if (s.catalog_template) {
+      s.catalog_template->id = new_template_id();
+    }
   }
   return s.catalog_template ? &*s.catalog_template : nullptr;
 }
@@ -538,7 +615,7 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
     }
     for (std::int32_t k = 0; k < upcoming; ++k) {
       snapshot.add_copy(templates[g]->node, fmt::format("{}-upcoming-{}", m_scenario.node_groups[g].name, k),
-                        templates[g]->daemon_requested, static_cast<std::int32_t>(g));
+                        templates[g]->daemon_requested, static_cast<std::int32_t>(g), templates[g]->id);
     }
   }
 
@@ -670,7 +747,7 @@ std::vector<std::size_t> ClusterAutoscaler::scale_up(SimTime now, sim::Actuator&
   for (const std::size_t g : valid) {
     const std::size_t mark = snapshot.mark();
     const std::size_t t = snapshot.add_copy(templates[g]->node, templates[g]->node.name, templates[g]->daemon_requested,
-                                            static_cast<std::int32_t>(g));
+                                            static_cast<std::int32_t>(g), templates[g]->id);
     for (const auto& pg : groups) {
       if (check_predicates(snapshot, t, *pg.pods.front()) == Filter::none) {
         schedulable[g].push_back(pg);

@@ -93,8 +93,11 @@ private:
   bool reuse_base(const cluster::Cluster& cluster, bool any_anti_affinity);
   SnapNode snap_node(const cluster::Cluster& cluster, cluster::NodeIndex i);
   [[nodiscard]] static bool listed(const cluster::NodeState& n);
-  // Fills `views` (one per group; their buffers are reused from loop to loop).
-  void observe(const cluster::Cluster& cluster, std::vector<GroupView>& views) const;
+  // Fills `views` (one per group; their buffers are reused from loop to loop) from m_observed.
+  void observe(const cluster::Cluster& cluster, std::vector<GroupView>& views);
+  // Where node `n` goes in the groups' views: k_unobserved, or its group's index times two, plus
+  // one when it is launching.
+  [[nodiscard]] std::uint32_t observed_slot(const cluster::NodeState& n) const;
   // The ASG launches instances up to the group's desired capacity.
   void fulfil(std::size_t g, SimTime now, const cluster::Cluster& cluster, GroupView& view, sim::Actuator& actuator);
   void handle_failures(SimTime now, const cluster::Cluster& cluster, std::vector<GroupView>& views,
@@ -120,6 +123,18 @@ private:
   ExpanderChain m_expander;
   std::vector<Group> m_groups;
   std::vector<GroupView> m_views; // observe()'s, kept for its buffers
+  // The groups' nodes as observe() last saw them, brought up to date from the cluster's node log
+  // (a node's group and state change only with a stamp): every loop read every alive node
+  // before, thousands in the 1M week. `slot` by node index (observed_slot).
+  struct Observed
+  {
+    std::uint64_t cluster = 0; // Cluster::instance_id; 0: not built
+    std::size_t node_log = 0;
+    std::vector<GroupView> views;
+    std::vector<std::uint32_t> slot;
+  };
+  Observed m_observed;
+  static constexpr std::uint32_t k_unobserved = UINT32_MAX;
   HintingSimulator m_filter_sim;  // filter-out-schedulable
   HintingSimulator m_removal_sim; // scale-down removal simulation
   ControllerIds m_controllers;     // scale-up's pod groups

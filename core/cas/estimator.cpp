@@ -93,7 +93,7 @@ Estimate estimate(Snapshot& snapshot, const std::vector<PodGroup>& groups, const
   Limiter limiter{max_nodes, 0};
   const auto add_node = [&]() {
     const std::string name = tmpl.node.name + "-e-" + std::to_string(st.next_name++);
-    st.last_node = snapshot.add_copy(tmpl.node, name, tmpl.daemon_requested, group_index);
+    st.last_node = snapshot.add_copy(tmpl.node, name, tmpl.daemon_requested, group_index, tmpl.id);
     st.new_nodes.insert(st.last_node);
   };
   const auto track = [&](const model::Pod* pod, std::size_t node) {

@@ -26,6 +26,9 @@ struct NodeTemplate
   model::Resources capacity;
   model::Resources daemon_requested; // incl. one `pods` per DaemonSet pod
   bool from_real_node = false;
+  // Names this content for Snapshot::add_copy (its `source`): a new value whenever a template is
+  // made; 0 for none.
+  std::uint64_t id = 0;
 };
 
 struct Estimate

@@ -236,16 +236,35 @@ void Snapshot::refresh_node(std::size_t i, SnapNode node, bool may_have_anti_aff
 }
 
 std::size_t Snapshot::add_copy(const cluster::NodeState& state, const std::string& name,
-                               const model::Resources& requested, std::int32_t group)
+                               const model::Resources& requested, std::int32_t group, std::uint64_t source)
 {
   if (m_owned_used == m_owned.size()) {
     m_owned.emplace_back();
+    m_owned_source.push_back(0);
   }
-  cluster::NodeState& copy = m_owned[m_owned_used++];
-  copy = state; // assigned: the slot's strings, maps and lists are reused
+  const std::size_t slot = m_owned_used++;
+  cluster::NodeState& copy = m_owned[slot];
+  if (source == 0 || m_owned_source[slot] != source) {
+    copy = state; // assigned: the slot's strings, maps and lists are reused
+    copy.pods.clear();
+    m_owned_source[slot] = source;
+  }
   copy.name = name;
   copy.labels[std::string(model::labels::k_hostname)] = name;
-  copy.pods.clear();
+#ifndef NDEBUG
+  {
+    cluster::NodeState fresh = state;
+    fresh.name = name;
+    fresh.labels[std::string(model::labels::k_hostname)] = name;
+    CAPSIM_CHECK(copy.labels == fresh.labels && copy.taints == fresh.taints && copy.allocatable == fresh.allocatable
+                     && copy.requested == fresh.requested && copy.daemon_requested == fresh.daemon_requested
+                     && copy.requirements == fresh.requirements && copy.instance_type == fresh.instance_type
+                     && copy.zone == fresh.zone && copy.capacity_type == fresh.capacity_type
+                     && copy.lifecycle == fresh.lifecycle && copy.owner == fresh.owner && copy.pool == fresh.pool
+                     && copy.disrupted_taint == fresh.disrupted_taint && copy.pods.empty(),
+                 "cluster-autoscaler: a kept template copy differs from a fresh one");
+  }
+#endif
   SnapNode n;
   n.state = &copy;
   n.requested = requested;

@@ -114,8 +114,11 @@ public:
   // not logged: for the nodes under every mark.
   void refresh_node(std::size_t i, SnapNode node, bool may_have_anti_affinity);
   // Adds a copy of `state` named `name` (hostname label set to it), owned by the snapshot.
+  // `source`, when not 0, names `state` as it is now (NodeTemplate::id): a slot whose last copy
+  // was of the same source keeps it and takes only the new name (the copy is never changed while
+  // in use; every loop copies each upcoming node's template again).
   std::size_t add_copy(const cluster::NodeState& state, const std::string& name, const model::Resources& requested,
-                       std::int32_t group);
+                       std::int32_t group, std::uint64_t source = 0);
 
   // Binds `pod` to `node` in the simulation (adds its requests and one pod).
   void add_pod(std::size_t node, const model::Pod& pod);
@@ -201,6 +204,7 @@ private:
   // Template copies (stable addresses). The first m_owned_used are in use; the others keep their
   // buffers for the next copies (every loop copies each upcoming node's template again).
   std::deque<cluster::NodeState> m_owned;
+  std::vector<std::uint64_t> m_owned_source; // by slot: add_copy's `source` of its copy (0: none)
   std::size_t m_owned_used = 0;
   mutable std::vector<NameSlot> m_by_name; // size a power of two, at least twice the entries
   mutable std::size_t m_names_used = 0;    // slots not free (entries and erased ones)

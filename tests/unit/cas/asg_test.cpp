@@ -67,6 +67,30 @@ TEST_CASE("on-demand base capacity and percentage above base", "[cas][asg]")
   CHECK(next_capacity_type(all_spot, GroupInstances{}) == "spot");
 }
 
+TEST_CASE("a group's instances counted by pool add up as one by one", "[cas][asg]")
+{
+  // fulfil() counts a group's nodes by pool before adding them.
+  GroupInstances one_by_one;
+  for (int i = 0; i < 3; ++i) {
+    one_by_one.add("m5.large", "us-east-1a", "spot");
+  }
+  one_by_one.add("m5.large", "us-east-1b", "on-demand");
+  one_by_one.add("m5a.large", "us-east-1a", "on-demand");
+  one_by_one.add("m5a.large", "us-east-1a", "on-demand");
+  GroupInstances by_pool;
+  by_pool.add("m5.large", "us-east-1a", "spot", 3);
+  by_pool.add("m5.large", "us-east-1b", "on-demand", 1);
+  by_pool.add("m5a.large", "us-east-1a", "on-demand", 2);
+  CHECK(by_pool.spot == 3);
+  CHECK(by_pool.on_demand == 3);
+  CHECK(by_pool.per_zone == one_by_one.per_zone);
+  CHECK(by_pool.per_zone.at("us-east-1a") == 5);
+  CHECK(by_pool.per_pool == one_by_one.per_pool);
+  CHECK(by_pool.per_pool.at({"m5a.large", "us-east-1a"}) == 2);
+  CHECK(one_by_one.spot == 3);
+  CHECK(one_by_one.on_demand == 3);
+}
+
 TEST_CASE("ASG zones are balanced: fewest instances first, then zone order", "[cas][asg]")
 {
   const auto cat = default_catalog();

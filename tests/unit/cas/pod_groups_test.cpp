@@ -448,6 +448,48 @@ TEST_CASE("snapshot: a template copy made after a revert or clear is the new tem
   }
 }
 
+TEST_CASE("snapshot: a slot keeps its copy for the same source and copies anew for another", "[cas][snapshot]")
+{
+  // add_copy's `source` names the template's content: a slot that last held a copy of it takes
+  // only the new name; another source (or none) is copied whole, whatever the slot held.
+  auto big = node_state("big", 8000, 32);
+  big.labels["size"] = "big";
+  big.taints.push_back({"dedicated", "a", model::TaintEffect::no_schedule});
+  auto small = node_state("small", 1000, 2);
+  small.labels["team"] = "b";
+  const auto expect_copy_of = [](const cluster::NodeState& copy, const cluster::NodeState& of,
+                                  const std::string& name) {
+    CHECK(copy.name == name);
+    auto labels = of.labels;
+    labels[std::string(model::labels::k_hostname)] = name;
+    CHECK(copy.labels == labels);
+    CHECK(copy.taints == of.taints);
+    CHECK(copy.allocatable == of.allocatable);
+    CHECK(copy.pods.empty());
+  };
+  Snapshot s;
+  const auto mark = s.mark();
+  expect_copy_of(*s.node(s.add_copy(big, "up-0", {}, 0, 7)).state, big, "up-0");
+  expect_copy_of(*s.node(s.add_copy(small, "up-1", {}, 0, 8)).state, small, "up-1");
+  s.revert(mark);
+  // The same sources in the same slots: the copies stand, under their new names.
+  const auto* kept = s.node(s.add_copy(big, "up-2", {}, 0, 7)).state;
+  expect_copy_of(*kept, big, "up-2");
+  expect_copy_of(*s.node(s.add_copy(small, "up-3", {}, 0, 8)).state, small, "up-3");
+  s.revert(mark);
+  // Another source in a slot: copied whole.
+  expect_copy_of(*s.node(s.add_copy(small, "up-4", {}, 0, 8)).state, small, "up-4");
+  expect_copy_of(*s.node(s.add_copy(big, "up-5", {}, 0, 7)).state, big, "up-5");
+  s.clear();
+  // No source: always copied whole, even over a slot that held a copy of the same state.
+  expect_copy_of(*s.node(s.add_copy(small, "up-6", {}, 0)).state, small, "up-6");
+  expect_copy_of(*s.node(s.add_copy(small, "up-7", {}, 0)).state, small, "up-7");
+  // A source once copied without one is copied whole too.
+  s.clear();
+  expect_copy_of(*s.node(s.add_copy(big, "up-8", {}, 0, 7)).state, big, "up-8");
+  CHECK(s.node(0).state == kept); // the same slot throughout
+}
+
 TEST_CASE("snapshot: reverting a node added under a name in use keeps every other name found", "[cas][snapshot]")
 {
   // Seven names in a table of sixteen slots; under libstdc++'s string hash node-4, node-9,
