@@ -49,7 +49,7 @@ bool term_matches(const model::PodAffinityTerm& term, const std::string& owner_n
 
 bool resources_fit(const SnapNode& node, const model::Pod& pod)
 {
-  return scheduling::fits_resources(pod.requests, node.state->allocatable - node.requested);
+  return scheduling::fits_resources(pod.requests, node.state->allocatable, node.requested);
 }
 
 bool host_ports_free(const SnapNode& node, const model::Pod& pod)

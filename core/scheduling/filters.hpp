@@ -113,6 +113,22 @@ inline constexpr std::string_view k_match_field_name = "metadata.name";
 // does (an overcommitted dimension the pod does not ask for never rejects it).
 [[nodiscard]] bool fits_resources(const model::Resources& request, const model::Resources& available);
 
+// fits_resources(request, allocatable - requested) without the difference made first: a Cluster
+// Autoscaler simulation asks it of node after node, and most fail on cpu or memory.
+[[nodiscard]] inline bool fits_resources(const model::Resources& request, const model::Resources& allocatable,
+                                         const model::Resources& requested)
+{
+  if (allocatable.v[model::k_pods] - requested.v[model::k_pods] < 1) {
+    return false;
+  }
+  for (std::size_t i = 0; i < model::k_max_resources; ++i) {
+    if (i != model::k_pods && request.v[i] > 0 && request.v[i] > allocatable.v[i] - requested.v[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Every reason NodeResourcesFit gives for the node ("Too many pods", "Insufficient cpu", ...),
 // in upstream order; empty when the pod fits.
 [[nodiscard]] std::vector<std::string> insufficient_resources(const model::Resources& request,

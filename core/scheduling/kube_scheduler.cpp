@@ -2144,7 +2144,7 @@ struct KubeScheduler::State
     if (g.has_ports && !ports_free(g.spec->host_ports, cycle.extra_ports)) {
       return Verdict::node_ports;
     }
-    if (!fits_resources(cycle.request, x.allocatable - x.requested)) {
+    if (!fits_resources(cycle.request, x.allocatable, x.requested)) {
       return Verdict::resources;
     }
     if (g.volume_class != k_none && !volume_affinity_matches(*g.spec, x)) {
