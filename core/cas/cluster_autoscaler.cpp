@@ -907,6 +907,14 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
     int rank = 0;
   };
   std::vector<Candidate> candidates;
+  // Read for every node below (thousands, every loop): which groups are above their min size, and
+  // the settings, in locals the loop's stores cannot alias.
+  std::vector<char> shrinkable(m_groups.size());
+  for (std::size_t g = 0; g < m_groups.size(); ++g) {
+    shrinkable[g] = m_groups[g].target > m_scenario.node_groups[g].min_size ? 1 : 0;
+  }
+  const bool ignore_daemons = m_settings.ignore_daemonsets_utilization;
+  const double utilization_threshold = m_settings.scale_down_utilization_threshold;
   const auto snapshot_size = snapshot.size();
   for (std::size_t i = 0; i < snapshot_size; ++i) {
     const auto& sn = snapshot.node(i);
@@ -914,20 +922,20 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
       continue;
     }
     const auto g = static_cast<std::size_t>(sn.group);
-    if (m_groups[g].target <= m_scenario.node_groups[g].min_size) {
+    if (shrinkable[g] == 0) {
       continue;
     }
     // Utilization at or below the threshold. (First of the checks that skip a node, which
     // may come in any order: most nodes fail it, and the others look up maps.)
     std::array<std::int64_t, 3> requested{sn.requested.cpu(), sn.requested.memory(), sn.requested[model::k_nvidia_gpu]};
     std::array<std::int64_t, 3> allocatable = sn.basis.allocatable;
-    if (m_settings.ignore_daemonsets_utilization) {
+    if (ignore_daemons) {
       for (std::size_t d = 0; d < 3; ++d) {
         requested[d] -= sn.basis.daemons[d];
         allocatable[d] -= sn.basis.daemons[d];
       }
     }
-    if (busier_than(requested, allocatable, m_settings.scale_down_utilization_threshold)) {
+    if (busier_than(requested, allocatable, utilization_threshold)) {
       continue;
     }
     const Utilization u = node_utilization(requested, allocatable);
