@@ -264,7 +264,9 @@ std::optional<std::size_t> schedule_on_any(Snapshot& snapshot, const model::Pod&
     if (acceptable && !acceptable(idx)) {
       continue;
     }
-    if (check_predicates(snapshot, idx, pod) == Filter::none) {
+    // (Room first: check_predicates passes only nodes with room, and most nodes of a large
+    // cluster have none, while its taint and affinity checks come before it.)
+    if (resources_fit(node, pod) && check_predicates(snapshot, idx, pod) == Filter::none) {
       ordering.last_index = idx;
       snapshot.add_pod(idx, pod);
       return idx;
