@@ -624,14 +624,14 @@ void ClusterAutoscaler::run_loop(SimTime now, const cluster::Cluster& cluster, s
   std::vector<PodIndex> candidate_index;
   for (const PodIndex p : cluster.pending()) {
     const auto& ps = cluster.pod(p);
-    if (ps.pod.is_daemon || (ps.pod.spec && ps.pod.spec->owner == model::OwnerKind::daemon_set)) {
+    if (ps.pod().is_daemon || (ps.pod().spec && ps.pod().spec->owner == model::OwnerKind::daemon_set)) {
       continue;
     }
-    const std::int32_t prio = ps.pod.spec ? ps.pod.spec->priority : 0;
+    const std::int32_t prio = ps.pod().spec ? ps.pod().spec->priority : 0;
     if (prio < m_settings.expendable_pods_priority_cutoff) {
       continue;
     }
-    candidates.push_back(&ps.pod);
+    candidates.push_back(&ps.pod());
     candidate_index.push_back(p);
   }
   const auto placed = m_filter_sim.try_schedule_pods(snapshot, candidates, false, {}, m_ordering);
@@ -879,16 +879,16 @@ bool ClusterAutoscaler::scale_down(SimTime now, const cluster::Cluster& cluster,
   // (then any it simulated there).
   const auto created = [&](const model::Pod* pod, NodeIndex node, std::size_t k) -> SimTime {
     const auto& on_node = cluster.node(node).pods;
-    if (k < on_node.size() && &cluster.pod(on_node[k]).pod == pod) {
+    if (k < on_node.size() && &cluster.pod(on_node[k]).pod() == pod) {
       return cluster.pod(on_node[k]).pending_since;
     }
     for (const PodIndex p : on_node) {
-      if (&cluster.pod(p).pod == pod) {
+      if (&cluster.pod(p).pod() == pod) {
         return cluster.pod(p).pending_since;
       }
     }
     for (const PodIndex p : cluster.pending()) {
-      if (&cluster.pod(p).pod == pod) {
+      if (&cluster.pod(p).pod() == pod) {
         return cluster.pod(p).pending_since;
       }
     }

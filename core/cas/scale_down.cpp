@@ -66,9 +66,9 @@ PdbTracker::PdbTracker(const std::vector<model::PodDisruptionBudget>& pdbs, cons
     if (p.phase != cluster::PodPhase::pending && p.phase != cluster::PodPhase::bound) {
       continue;
     }
-    for (const auto i : matching(p.pod)) {
+    for (const auto i : matching(p.pod())) {
       ++expected[i];
-      if (p.phase == cluster::PodPhase::bound && p.started_at >= 0 && !p.pod.unready) {
+      if (p.phase == cluster::PodPhase::bound && p.started_at >= 0 && !p.pod().unready) {
         ++healthy[i];
       }
     }

@@ -97,7 +97,7 @@ void SnapPods::convert() const
   m_list.clear();
   m_list.reserve(m_source->size());
   for (const cluster::PodIndex p : *m_source) {
-    m_list.push_back(&m_cluster->pod(p).pod);
+    m_list.push_back(&m_cluster->pod(p).pod());
   }
   m_source = nullptr;
   m_cluster = nullptr;

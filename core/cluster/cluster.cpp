@@ -7,19 +7,20 @@
 
 namespace capsim::cluster {
 
-bool do_not_disrupt_active(const PodState& pod, SimTime now)
+bool do_not_disrupt_active(const PodState& state, SimTime now)
 {
-  if (!pod.pod.spec || pod.pod.terminating) {
+  const auto& pod = state.pod();
+  if (!pod.spec || pod.terminating) {
     return false; // (a terminating pod is not evicted: IsDisruptable asks active pods only)
   }
-  const Duration d = pod.pod.spec->do_not_disrupt;
+  const Duration d = pod.spec->do_not_disrupt;
   if (d <= 0) {
     return false;
   }
-  if (d == k_never || pod.started_at < 0) {
+  if (d == k_never || state.started_at < 0) {
     return true; // "true", or a duration for a pod whose start time is unknown (fail safe)
   }
-  return now - pod.started_at + pod.pod.started_before < d;
+  return now - state.started_at + pod.started_before < d;
 }
 
 std::uint64_t Cluster::InstanceId::next()
@@ -28,13 +29,51 @@ std::uint64_t Cluster::InstanceId::next()
   return ++counter;
 }
 
+PodIndex PodTable::add(model::Pod pod)
+{
+  if (m_blocks.empty() || m_blocks.back().size() == m_blocks.back().capacity()) {
+    m_blocks.emplace_back().reserve(std::max<std::size_t>(1024, m_states.size() / 4));
+  }
+  auto& block = m_blocks.back();
+  block.push_back(std::move(pod)); // within the block's capacity: its pods stay where they are
+  m_states.emplace_back().m_pod = &block.back();
+  return static_cast<PodIndex>(m_states.size() - 1);
+}
+
+void PodTable::adopt(std::vector<model::Pod> pods)
+{
+  m_states.reserve(m_states.size() + pods.size());
+  for (auto& p : pods) {
+    m_states.emplace_back().m_pod = &p;
+  }
+  m_blocks.push_back(std::move(pods)); // a moved vector keeps its buffer
+}
+
+void PodTable::reserve(std::size_t n)
+{
+  m_states.reserve(n); // (the blocks grow by a quarter of the table at a time)
+}
+
+void PodTable::relink()
+{
+  std::size_t i = 0;
+  for (auto& block : m_blocks) {
+    for (auto& p : block) {
+      m_states[i++].m_pod = &p;
+    }
+  }
+}
+
 PodIndex Cluster::add_pod(model::Pod pod)
 {
-  PodState s;
-  s.pod = std::move(pod);
-  m_pods.push_back(std::move(s));
   m_pending_pos.push_back(k_none);
-  return static_cast<PodIndex>(m_pods.size() - 1);
+  return m_pods.add(std::move(pod));
+}
+
+void Cluster::adopt_pods(std::vector<model::Pod> pods)
+{
+  m_pending_pos.resize(m_pending_pos.size() + pods.size(), k_none);
+  m_pods.adopt(std::move(pods));
 }
 
 NodeIndex Cluster::add_node(NodeState node)
@@ -55,23 +94,24 @@ NodeIndex Cluster::add_node(NodeState node)
 void Cluster::bind(PodIndex pod, NodeIndex node, SimTime now)
 {
   auto& p = m_pods[pod];
-  CAPSIM_CHECK(p.node == k_none, "bind: pod " + p.pod.name + " is already bound");
+  auto& given = p.pod(); // the pod as the workload gave it
+  CAPSIM_CHECK(p.node == k_none, "bind: pod " + given.name + " is already bound");
   clear_pending(pod);
   auto& n = m_nodes[node];
-  if (p.pod.spec && p.pod.spec->volume_binds_on_schedule) {
-    p.pod.spec = pinned_to_zone(p.pod.spec, n.zone);
+  if (given.spec && given.spec->volume_binds_on_schedule) {
+    given.spec = pinned_to_zone(given.spec, n.zone);
   }
   p.node = node;
   p.phase = PodPhase::bound;
-  model::Resources r = p.pod.requests;
+  model::Resources r = given.requests;
   r[model::k_pods] += 1;
   n.requested += r;
-  if (p.pod.is_daemon) {
+  if (given.is_daemon) {
     n.daemon_requested += r;
-  } else if (model::listed_on_node(p.pod)) {
+  } else if (model::listed_on_node(given)) {
     n.pods.push_back(pod);
     n.pods_revision = ++m_pods_revisions;
-    if (p.pod.spec && !p.pod.spec->pod_anti_affinity_required.empty()) {
+    if (given.spec && !given.spec->pod_anti_affinity_required.empty()) {
       ++m_bound_anti_affinity;
     }
   }
@@ -105,20 +145,21 @@ model::PodSpecPtr Cluster::pinned_to_zone(const model::PodSpecPtr& spec, const s
 void Cluster::unbind(PodIndex pod, SimTime now)
 {
   auto& p = m_pods[pod];
-  CAPSIM_CHECK(p.node != k_none, "unbind: pod " + p.pod.name + " is not bound");
+  const auto& given = p.pod();
+  CAPSIM_CHECK(p.node != k_none, "unbind: pod " + given.name + " is not bound");
   auto& n = m_nodes[p.node];
-  model::Resources r = p.pod.requests;
+  model::Resources r = given.requests;
   r[model::k_pods] += 1;
   n.requested -= r;
-  if (p.pod.is_daemon) {
+  if (given.is_daemon) {
     n.daemon_requested -= r;
-  } else if (model::listed_on_node(p.pod)) {
+  } else if (model::listed_on_node(given)) {
     auto it = std::find(n.pods.begin(), n.pods.end(), pod);
     if (it != n.pods.end()) {
       *it = n.pods.back();
       n.pods.pop_back();
       n.pods_revision = ++m_pods_revisions;
-      if (p.pod.spec && !p.pod.spec->pod_anti_affinity_required.empty()) {
+      if (given.spec && !given.spec->pod_anti_affinity_required.empty()) {
         --m_bound_anti_affinity;
       }
     }
@@ -166,9 +207,12 @@ void Cluster::mark_terminated(NodeIndex node, SimTime now)
   }
   n.lifecycle = NodeLifecycle::terminated;
   n.terminated_at = now;
-  // The scheduling view of its labels is not asked for again; a week launches tens of
-  // thousands of nodes.
+  // The scheduling view of its labels is not asked for again, and its emptied pod list's room
+  // goes back to the heap for the nodes after it: a week launches tens of thousands of nodes.
   n.requirements = {};
+  if (n.pods.empty()) {
+    std::vector<PodIndex>().swap(n.pods);
+  }
   stamp(node);
 }
 

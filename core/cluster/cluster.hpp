@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/base/append_log.hpp"
 #include "core/base/units.hpp"
 #include "core/catalog/instance_type.hpp"
 #include "core/model/kube.hpp"
@@ -29,8 +30,11 @@ enum class PodPhase : std::uint8_t {
   lost,     // evicted bare pod: nothing recreates it
 };
 
-// Cache-line aligned, with the fields schedulers read for every pod (phase, node, then the
-// pod's spec, arrival and requests) in its first two lines.
+class PodTable;
+
+// A pod's state in the simulation, one cache line, and the pod as the workload gave it, which the
+// cluster's PodTable keeps apart: a million-pod trace's pods are then held once, not copied into a
+// second table three times their states' size.
 struct alignas(64) PodState
 {
   PodPhase phase = PodPhase::future;
@@ -41,7 +45,56 @@ struct alignas(64) PodState
   SimTime started_at = -1;   // when it last started running (bound on a ready node)
   SimTime finish_at = -1;    // absolute completion time while running; -1 = none
   SimTime departure = -1;    // absolute deletion time from the workload; -1 = none
-  model::Pod pod;
+
+  [[nodiscard]] const model::Pod& pod() const { return *m_pod; }
+
+  [[nodiscard]] model::Pod& pod() { return *m_pod; }
+
+private:
+  friend class PodTable;
+  model::Pod* m_pod = nullptr; // in its PodTable's blocks, which never move
+};
+
+// The cluster's pods in index order: their states, and the pods themselves in blocks that never
+// move once made (a workload's vector is taken whole as one), so that a state can point at its pod.
+// A copy copies the pods and points the copied states at them.
+class PodTable
+{
+public:
+  PodTable() = default;
+  PodTable(const PodTable& other) : m_states(other.m_states), m_blocks(other.m_blocks) { relink(); }
+
+  PodTable& operator=(const PodTable& other)
+  {
+    if (this != &other) {
+      m_states = other.m_states;
+      m_blocks = other.m_blocks;
+      relink();
+    }
+    return *this;
+  }
+
+  PodTable(PodTable&&) noexcept = default;
+  PodTable& operator=(PodTable&&) noexcept = default;
+  ~PodTable() = default;
+
+  [[nodiscard]] const std::vector<PodState>& states() const { return m_states; }
+
+  [[nodiscard]] const PodState& operator[](PodIndex i) const { return m_states[i]; }
+
+  [[nodiscard]] PodState& operator[](PodIndex i) { return m_states[i]; }
+
+  PodIndex add(model::Pod pod);
+  // Takes the vector whole as the next block: its pods are not moved.
+  void adopt(std::vector<model::Pod> pods);
+  // Room for n states: the table does not move while it fills.
+  void reserve(std::size_t n);
+
+private:
+  void relink();
+
+  std::vector<PodState> m_states;
+  std::vector<std::vector<model::Pod>> m_blocks;
 };
 
 // Whether a pod's karpenter.sh/do-not-disrupt annotation is in force at `now`: "true" always; a
@@ -119,7 +172,7 @@ struct NodeState
 class Cluster
 {
 public:
-  [[nodiscard]] const std::vector<PodState>& pods() const { return m_pods; }
+  [[nodiscard]] const std::vector<PodState>& pods() const { return m_pods.states(); }
 
   [[nodiscard]] const std::vector<NodeState>& nodes() const { return m_nodes; }
 
@@ -138,16 +191,16 @@ public:
   }
 
   PodIndex add_pod(model::Pod pod);
+  // Adds a workload's pods in their order, taking the vector whole (a trace's million pods are
+  // then neither moved nor copied).
+  void adopt_pods(std::vector<model::Pod> pods);
   NodeIndex add_node(NodeState node);
 
-  // Room for n pods, and for the binding log of a replay in which each of them runs once (a bind
-  // and an unbind): the log then never moves, which on a million-pod week copied tens of MB and
-  // faulted in each copy's fresh pages.
+  // Room for n pods.
   void reserve_pods(std::size_t n)
   {
     m_pods.reserve(n);
     m_pending_pos.reserve(n);
-    m_binding_log.reserve(2 * n);
   }
 
   // Bind a pending pod to a node (adds its requests to the node). A pod whose zonal claim is
@@ -186,7 +239,7 @@ public:
     bool bound = false; // true: bind(), false: unbind()
   };
 
-  [[nodiscard]] const std::vector<BindingChange>& binding_log() const { return m_binding_log; }
+  [[nodiscard]] const AppendLog<BindingChange>& binding_log() const { return m_binding_log; }
 
   // Bound non-DaemonSet pods with a required pod anti-affinity term (a topology-free batch
   // can skip listing the running pods when there are none).
@@ -230,14 +283,14 @@ private:
     static std::uint64_t next();
   };
 
-  std::vector<PodState> m_pods;
+  PodTable m_pods;
   std::vector<NodeState> m_nodes;
   std::vector<PodIndex> m_pending;
   std::uint64_t m_pending_revision = 0;
   std::vector<std::uint32_t> m_pending_pos; // position in m_pending per pod, or k_none
   std::size_t m_alive_nodes = 0;
   std::vector<NodeIndex> m_alive; // sorted
-  std::vector<BindingChange> m_binding_log;
+  AppendLog<BindingChange> m_binding_log;
   std::vector<std::uint64_t> m_node_stamps; // per node: node_epoch of its last change
   std::vector<NodeIndex> m_node_log;
   std::uint64_t m_pods_revisions = 0;

@@ -651,7 +651,7 @@ std::vector<PoolTotals> DisruptionController::pool_totals(std::span<const Elemen
     } else {
       double cost = 1.0;
       for (const PodIndex p : node.pods) {
-        const auto& spec = m_cluster->pod(p).pod.spec;
+        const auto& spec = m_cluster->pod(p).pod().spec;
         cost += spec ? std::max(0.0, eviction_cost(*spec)) : 1.0;
       }
       totals[node.pool].total_disruption += cost;

@@ -52,8 +52,8 @@ std::int64_t scaled(const IntOrPercent& v, std::int64_t total)
 
 std::string pod_name(const cluster::PodState& p)
 {
-  const std::string ns = p.pod.spec ? p.pod.spec->namespace_ : std::string("default");
-  return ns + "/" + p.pod.name;
+  const std::string ns = p.pod().spec ? p.pod().spec->namespace_ : std::string("default");
+  return ns + "/" + p.pod().name;
 }
 
 } // namespace
@@ -68,13 +68,13 @@ double eviction_cost(const model::PodSpec& spec)
 
 bool currently_reschedulable(const cluster::PodState& p, const PdbLimits* pdbs, SimTime now)
 {
-  if (p.phase != cluster::PodPhase::bound || !model::listed_on_node(p.pod) || !p.pod.spec) {
+  if (p.phase != cluster::PodPhase::bound || !model::listed_on_node(p.pod()) || !p.pod().spec) {
     return false;
   }
   if (cluster::do_not_disrupt_active(p, now)) {
     return false;
   }
-  return pdbs == nullptr || p.pod.terminating || !pdbs->fully_blocked(p.pod);
+  return pdbs == nullptr || p.pod().terminating || !pdbs->fully_blocked(p.pod());
 }
 
 bool tolerates_disrupted_taint(const model::PodSpec& spec)
@@ -117,12 +117,12 @@ void PdbLimits::count(const cluster::Cluster& cluster)
   for (const auto& p : cluster.pods()) {
     // (The disruption controller counts no pod being deleted, and the controller's scale that
     // `expected` stands for leaves it out.)
-    if (!p.pod.spec || p.pod.terminating || (p.phase != PodPhase::pending && p.phase != PodPhase::bound)) {
+    if (!p.pod().spec || p.pod().terminating || (p.phase != PodPhase::pending && p.phase != PodPhase::bound)) {
       continue;
     }
-    for (const auto i : matching(*p.pod.spec)) {
+    for (const auto i : matching(*p.pod().spec)) {
       ++expected[i];
-      if (p.phase == PodPhase::bound && p.started_at >= 0 && !p.pod.unready) {
+      if (p.phase == PodPhase::bound && p.started_at >= 0 && !p.pod().unready) {
         ++healthy[i];
       }
     }
@@ -279,9 +279,9 @@ struct PodFacts
 PodFacts facts_of(const cluster::PodState& ps)
 {
   PodFacts f;
-  if (ps.pod.spec) {
-    f.cost = eviction_cost(*ps.pod.spec);
-    f.do_not_disrupt = ps.pod.spec->do_not_disrupt > 0 && !ps.pod.terminating;
+  if (ps.pod().spec) {
+    f.cost = eviction_cost(*ps.pod().spec);
+    f.do_not_disrupt = ps.pod().spec->do_not_disrupt > 0 && !ps.pod().terminating;
     f.plain = !f.do_not_disrupt;
   }
   return f;
@@ -426,9 +426,9 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
       const auto& ps = cluster.pod(p);
       if (do_not_disrupt_active(ps, ctx.now)) {
         out.blocked = "pod " + pod_name(ps) + " has the \"karpenter.sh/do-not-disrupt\" annotation";
-        if (ps.pod.spec->do_not_disrupt != k_never && ps.started_at >= 0) {
-          out.blocked += " (until t="
-                         + format_duration(ps.started_at - ps.pod.started_before + ps.pod.spec->do_not_disrupt) + ")";
+        const auto& pod = ps.pod();
+        if (pod.spec->do_not_disrupt != k_never && ps.started_at >= 0) {
+          out.blocked += " (until t=" + format_duration(ps.started_at - pod.started_before + pod.spec->do_not_disrupt) + ")";
         }
         return out;
       }
@@ -438,10 +438,10 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
     if (ctx.pdbs != nullptr && !ctx.pdbs->empty()) {
       for (const PodIndex p : node.pods) {
         const auto& ps = cluster.pod(p);
-        if (!ps.pod.spec || ps.pod.terminating || tolerates_disrupted_taint(*ps.pod.spec)) {
+        if (!ps.pod().spec || ps.pod().terminating || tolerates_disrupted_taint(*ps.pod().spec)) {
           continue; // not evicted by the drain, so PDBs do not matter
         }
-        const std::string why = ctx.pdbs->eviction_blocker(ps.pod);
+        const std::string why = ctx.pdbs->eviction_blocker(ps.pod());
         if (!why.empty()) {
           out.blocked = "pod " + pod_name(ps) + ": " + why;
           return out;

@@ -23,7 +23,7 @@ constexpr double k_inf = std::numeric_limits<double>::infinity();
 
 std::string pod_label(const cluster::PodState& p)
 {
-  return (p.pod.spec ? p.pod.spec->namespace_ : std::string("default")) + "/" + p.pod.name;
+  return (p.pod().spec ? p.pod().spec->namespace_ : std::string("default")) + "/" + p.pod().name;
 }
 
 bool has_capacity_type(const model::Requirements& reqs, std::string_view ct)
@@ -227,7 +227,7 @@ bool stops_again(const SimulationContext& ctx, std::span<const Candidate> candid
   if (!kept) {
     return false;
   }
-  const model::Resources want = pod_requests(cluster.pod(s.stop_pod).pod);
+  const model::Resources want = pod_requests(cluster.pod(s.stop_pod).pod());
   for (std::size_t i = candidates.size(); i < s.stopped_candidates.size(); ++i) {
     const auto& node = cluster.node(s.stopped_candidates[i]);
     const model::Resources room = node.allocatable - node.requested;

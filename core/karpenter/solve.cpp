@@ -1019,10 +1019,10 @@ struct SolveCache::Impl
     q.pods_revision = v.pods_revision;
     q.cpu = v.requests.cpu();
     q.memory = v.requests.memory();
-    q.arrival = cluster.pod(v.pod).pod.arrival;
+    q.arrival = cluster.pod(v.pod).pod().arrival;
     q.node_stamp = v.node_stamp;
     q.pools = v.pools;
-    rest.spec = cluster.pod(v.pod).pod.spec.get();
+    rest.spec = cluster.pod(v.pod).pod().spec.get();
     rest.pod = v.pod;
     rest.summary_dims = v.summary.dims;
     rest.keeps_spot_dims = v.keeps_spot_dims;
@@ -1944,20 +1944,24 @@ void Scheduler::prepare_pods()
   SpecData* last_data = nullptr;
   const auto& pods = m_input.pods;
   for (std::size_t i = 0; i < pods.size(); ++i) {
-    // A solve's pods are scattered over the run's pod table: the lines read below (phase, node
-    // and spec; the requests) are asked for a few pods ahead.
-    if (constexpr std::size_t k_ahead = 6; i + k_ahead < pods.size()) {
-      const auto* ahead = reinterpret_cast<const char*>(&m_cluster.pod(pods[i + k_ahead]));
-      for (std::size_t line = 0; line < 4; ++line) {
+    // A solve's pods are scattered over the run's pod table: the state (phase, node and where its
+    // pod is) is asked for a dozen pods ahead, the pod's lines read below (spec, requests) six.
+    constexpr std::size_t k_ahead = 6;
+    if (i + 2 * k_ahead < pods.size()) {
+      __builtin_prefetch(&m_cluster.pod(pods[i + 2 * k_ahead]));
+    }
+    if (i + k_ahead < pods.size()) {
+      const auto* ahead = reinterpret_cast<const char*>(&m_cluster.pod(pods[i + k_ahead]).pod());
+      for (std::size_t line = 0; line < 3; ++line) {
         __builtin_prefetch(ahead + line * 64);
       }
     }
     const auto idx = pods[i];
     const auto& ps = m_cluster.pod(idx);
-    CAPSIM_CHECK(ps.pod.spec != nullptr, "solve: pod " + ps.pod.name + " has no spec");
-    if (ps.pod.spec.get() != last_spec) { // pods of one workload share a spec
-      last_spec = ps.pod.spec.get();
-      last_data = &m_cache.spec_data(ps.pod.spec, ignore, m_tolerate_pns);
+    CAPSIM_CHECK(ps.pod().spec != nullptr, "solve: pod " + ps.pod().name + " has no spec");
+    if (ps.pod().spec.get() != last_spec) { // pods of one workload share a spec
+      last_spec = ps.pod().spec.get();
+      last_data = &m_cache.spec_data(ps.pod().spec, ignore, m_tolerate_pns);
     }
     auto& data = *last_data;
     m_batch.push_back(idx);
@@ -1969,7 +1973,7 @@ void Scheduler::prepare_pods()
     q.index = idx;
     q.state = &ps;
     q.data = &data;
-    q.requests = pod_requests(ps.pod);
+    q.requests = pod_requests(ps.pod());
     q.pending = ps.node == cluster::k_none;
     if (!q.pending) {
       const auto& n = m_cluster.node(ps.node);
@@ -1978,7 +1982,7 @@ void Scheduler::prepare_pods()
     for (std::size_t d = 0; d < model::k_max_resources; ++d) {
       any[d] |= q.requests.v[d];
     }
-    if (!ps.pod.spec->host_ports.empty()) {
+    if (!ps.pod().spec->host_ports.empty()) {
       m_any_host_ports = true;
     }
   }
@@ -2371,7 +2375,7 @@ void Scheduler::update_group_counts(std::size_t bindings, std::uint64_t epoch)
     bool last_counts = false;
     for (std::size_t i = bindings; i < log.size(); ++i) {
       const auto& change = log[i];
-      const auto& pod = m_cluster.pod(change.pod).pod;
+      const auto& pod = m_cluster.pod(change.pod).pod();
       const model::PodSpec* spec = pod.spec.get();
       if (spec == nullptr || pod.is_daemon || !m_cluster.node(change.node).alive()) {
         continue;
@@ -2513,7 +2517,7 @@ void Scheduler::fill_existing(ExistingNode& e, cluster::NodeIndex i) const
   set_remaining(e);
   if (m_any_host_ports) {
     for (const auto pi : n.pods) {
-      const auto& spec = m_cluster.pod(pi).pod.spec;
+      const auto& spec = m_cluster.pod(pi).pod().spec;
       if (spec) {
         e.host_ports.insert(e.host_ports.end(), spec->host_ports.begin(), spec->host_ports.end());
       }
@@ -3061,13 +3065,13 @@ bool Scheduler::limited(const Template& t) const
 bool summarize_pod(SolveCache::Impl& cache, const cluster::Cluster& cluster, cluster::PodIndex idx,
                    bool ignore_preferences, bool tolerate_pns, PodsSummary& out)
 {
-  const auto& spec = cluster.pod(idx).pod.spec;
-  CAPSIM_CHECK(spec != nullptr, "solve: pod " + cluster.pod(idx).pod.name + " has no spec");
+  const auto& spec = cluster.pod(idx).pod().spec;
+  CAPSIM_CHECK(spec != nullptr, "solve: pod " + cluster.pod(idx).pod().name + " has no spec");
   const auto& data = cache.spec_data(spec, ignore_preferences, tolerate_pns);
   if (!data.validation_error.empty()) {
     return false;
   }
-  const auto r = pod_requests(cluster.pod(idx).pod);
+  const auto r = pod_requests(cluster.pod(idx).pod());
   out.requests += r;
   for (std::size_t d = 0; d < model::k_max_resources; ++d) {
     if (r.v[d] != 0) {
@@ -3146,7 +3150,7 @@ void Scheduler::set_veto_pods(SolveCache::Impl::Veto& v)
   for (const auto i : v.pods) {
     auto shape = SolveCache::Impl::Veto::k_no_shape;
     if (summarize(i, v.summary)) {
-      const auto r = pod_requests(m_cluster.pod(i).pod);
+      const auto r = pod_requests(m_cluster.pod(i).pod());
       const auto it = std::find(v.shapes.begin(), v.shapes.end(), r);
       if (it != v.shapes.end()) {
         shape = static_cast<std::uint8_t>(it - v.shapes.begin());
@@ -3175,13 +3179,13 @@ void Scheduler::rebase_veto()
   auto& pods = m_scratch.rebased;
   pods.clear();
   const bool not_ready = v.kind == SolveCache::Impl::Veto::Kind::not_ready;
-  const auto& stop = m_cluster.pod(v.pod).pod;
+  const auto& stop = m_cluster.pod(v.pod).pod();
   for (const auto i : m_input.pods) {
     const auto& ps = m_cluster.pod(i);
     if (ps.phase == cluster::PodPhase::pending || ps.node != node) {
       continue;
     }
-    if (not_ready && i != v.pod && queued_before(pod_requests(ps.pod), ps.pod, i, v.requests, stop, v.pod)) {
+    if (not_ready && i != v.pod && queued_before(pod_requests(ps.pod()), ps.pod(), i, v.requests, stop, v.pod)) {
       return;
     }
     pods.push_back(i);
@@ -3252,19 +3256,19 @@ bool Scheduler::placed_as_written(cluster::PodIndex pod, const model::Resources&
 bool Scheduler::written_for(cluster::PodIndex pod, const ExistingNode& e)
 {
   const auto& ps = m_cluster.pod(pod);
-  auto& data = m_cache.spec_data(ps.pod.spec, m_input.options.ignore_preferences, m_tolerate_pns);
+  auto& data = m_cache.spec_data(ps.pod().spec, m_input.options.ignore_preferences, m_tolerate_pns);
   if (!data.validation_error.empty()) {
     return false;
   }
   const PodVariant* v = variant(data, 0, m_in);
-  if (v == nullptr || !tolerates(*ps.pod.spec, *v, e.taints)) {
+  if (v == nullptr || !tolerates(*ps.pod().spec, *v, e.taints)) {
     return false;
   }
   QueuedPod q;
   q.index = pod;
   q.state = &ps;
   q.data = &data;
-  q.requests = pod_requests(ps.pod);
+  q.requests = pod_requests(ps.pod());
   q.pending = false;
   return requirements_plan(e.reqs(), false, q, *v, e.taints, m_plan, nullptr);
 }
@@ -3353,10 +3357,11 @@ bool Scheduler::replay_not_ready(SolveCache::Impl::Veto& v, std::size_t own, boo
         const auto& n = m_cluster.node(ps.node);
         bound_moved = n.lifecycle != cluster::NodeLifecycle::deleting && !n.disrupted_taint;
       }
-      queue.push_back({pod, pod_requests(ps.pod), bound_moved});
+      queue.push_back({pod, pod_requests(ps.pod()), bound_moved});
     }
     std::sort(queue.begin(), queue.end(), [this](const ReplayPod& a, const ReplayPod& b) {
-      return queued_before(a.requests, m_cluster.pod(a.pod).pod, a.pod, b.requests, m_cluster.pod(b.pod).pod, b.pod);
+      return queued_before(a.requests, m_cluster.pod(a.pod).pod(), a.pod, b.requests, m_cluster.pod(b.pod).pod(),
+                           b.pod);
     });
   }
   // Each goes, as written, to the first existing node with room (else the replay gives up); a
@@ -3426,8 +3431,8 @@ const SolveCache::Impl::PendingQueue& Scheduler::pending_queue()
     }
   }
   std::sort(q.queue.begin(), q.queue.end(), [this](cluster::PodIndex a, cluster::PodIndex b) {
-    const auto& pa = m_cluster.pod(a).pod;
-    const auto& pb = m_cluster.pod(b).pod;
+    const auto& pa = m_cluster.pod(a).pod();
+    const auto& pb = m_cluster.pod(b).pod();
     return queued_before(pod_requests(pa), pa, a, pod_requests(pb), pb, b);
   });
   return q;
@@ -3536,9 +3541,9 @@ bool Scheduler::veto_still_holds()
     all.add(q.summary);
     from = pending.size();
     if (not_ready) {
-      const auto& stop = m_cluster.pod(v.pod).pod;
+      const auto& stop = m_cluster.pod(v.pod).pod();
       const auto end = std::partition_point(q.queue.begin(), q.queue.end(), [&](cluster::PodIndex i) {
-        const auto& other = m_cluster.pod(i).pod;
+        const auto& other = m_cluster.pod(i).pod();
         return queued_before(pod_requests(other), other, i, v.requests, stop, v.pod);
       });
       before.assign(q.queue.begin(), end);
@@ -3557,9 +3562,9 @@ bool Scheduler::veto_still_holds()
       continue;
     }
     // not_ready: pods queued before the stop pod are placed again first (replay_not_ready).
-    const auto& other = m_cluster.pod(i).pod;
+    const auto& other = m_cluster.pod(i).pod();
     if (summarize(i, all) && not_ready
-        && queued_before(pod_requests(other), other, i, v.requests, m_cluster.pod(v.pod).pod, v.pod)) {
+        && queued_before(pod_requests(other), other, i, v.requests, m_cluster.pod(v.pod).pod(), v.pod)) {
       before.push_back(i);
     }
   }
@@ -3588,7 +3593,7 @@ bool Scheduler::veto_still_holds()
       return false;
     }
     v.pod = *witness;
-    v.requests = pod_requests(m_cluster.pod(*witness).pod);
+    v.requests = pod_requests(m_cluster.pod(*witness).pod());
     m_veto_changed = true;
   }
   if (!all.zone_only || !templates_current() || (v.templates != m_cache.templates.generation && !became_no_room)
@@ -3690,10 +3695,10 @@ cluster::PodIndex Scheduler::first_pod_stop()
     if (std::find(from, to, f.pod) == to) {
       return cluster::k_none; // the first of those listed is not known
     }
-    const auto& pod = m_cluster.pod(f.pod).pod;
+    const auto& pod = m_cluster.pod(f.pod).pod();
     const model::Resources requests = pod_requests(pod);
     if (first == cluster::k_none
-        || queued_before(requests, pod, f.pod, first_requests, m_cluster.pod(first).pod, first)) {
+        || queued_before(requests, pod, f.pod, first_requests, m_cluster.pod(first).pod(), first)) {
       first = f.pod;
       first_requests = requests;
     }
@@ -3702,9 +3707,9 @@ cluster::PodIndex Scheduler::first_pod_stop()
     return cluster::k_none;
   }
   // Before the pending pods and those of deleting nodes.
-  const auto& stop = m_cluster.pod(first).pod;
+  const auto& stop = m_cluster.pod(first).pod();
   const auto after_stop = [&](cluster::PodIndex i) {
-    const auto& other = m_cluster.pod(i).pod;
+    const auto& other = m_cluster.pod(i).pod();
     return queued_before(first_requests, stop, first, pod_requests(other), other, i);
   };
   const auto& q = pending_queue();
@@ -3768,7 +3773,7 @@ const SolveCache::Impl::FirstOfNode& Scheduler::first_of_node(cluster::NodeIndex
   f = {m_cluster.instance_id(), node.pods_revision, cluster::k_none, ignore, m_tolerate_pns, true};
   model::Resources first_requests;
   for (const auto i : node.pods) {
-    const auto& pod = m_cluster.pod(i).pod;
+    const auto& pod = m_cluster.pod(i).pod();
     if (pod.spec == nullptr) {
       f.plain = false; // (not told)
       continue;
@@ -3779,7 +3784,8 @@ const SolveCache::Impl::FirstOfNode& Scheduler::first_of_node(cluster::NodeIndex
     }
     f.plain = f.plain && !has_pod_topology(*pod.spec) && pod.spec->host_ports.empty();
     const model::Resources requests = pod_requests(pod);
-    if (f.pod == cluster::k_none || queued_before(requests, pod, i, first_requests, m_cluster.pod(f.pod).pod, f.pod)) {
+    if (f.pod == cluster::k_none
+        || queued_before(requests, pod, i, first_requests, m_cluster.pod(f.pod).pod(), f.pod)) {
       f.pod = i;
       first_requests = requests;
     }
@@ -3990,7 +3996,7 @@ std::optional<ValueId> Scheduler::counted_domain(const TopologyGroup& g, cluster
 std::optional<ValueId> Scheduler::running_domain(const TopologyGroup& g, cluster::PodIndex pi, cluster::NodeIndex ni,
                                                  DomainMemo& memo)
 {
-  const model::PodSpec* spec = m_cluster.pod(pi).pod.spec.get();
+  const model::PodSpec* spec = m_cluster.pod(pi).pod().spec.get();
   if (spec == nullptr) {
     return std::nullopt;
   }
@@ -4126,7 +4132,7 @@ void Scheduler::count_domains(TopologyGroup& g, const std::string& id)
   for (const cluster::PodIndex pi : m_batch) {
     // In ExistingSnapshot::running: bound (not as a DaemonSet pod) to an alive node.
     const auto& p = m_cluster.pod(pi);
-    if (p.node == cluster::k_none || p.pod.is_daemon || !m_cluster.node(p.node).alive()) {
+    if (p.node == cluster::k_none || p.pod().is_daemon || !m_cluster.node(p.node).alive()) {
       continue;
     }
     if (const auto d = running_domain(g, pi, p.node, memo)) {
@@ -4161,12 +4167,12 @@ void Scheduler::count_domains(TopologyGroup& g, const std::string& id)
     }
   }
   for (const auto& [listed_spec, pi, ni] : m_cache.existing.running) {
-    CAPSIM_CHECK(m_cluster.pod(pi).node == ni && m_cluster.pod(pi).pod.spec.get() == listed_spec,
+    CAPSIM_CHECK(m_cluster.pod(pi).node == ni && m_cluster.pod(pi).pod().spec.get() == listed_spec,
                  "solve: a running pod's node or spec differs from its listing");
     if (std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
       continue;
     }
-    const auto& spec = m_cluster.pod(pi).pod.spec;
+    const auto& spec = m_cluster.pod(pi).pod().spec;
     if (!spec || !g.counts_existing(*spec)) {
       continue;
     }
@@ -4298,7 +4304,7 @@ void Scheduler::list_running()
   const auto& nodes = m_cluster.nodes();
   for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     for (const auto pi : nodes[i].pods) {
-      snap.running.push_back({m_cluster.pod(pi).pod.spec.get(), pi, i});
+      snap.running.push_back({m_cluster.pod(pi).pod().spec.get(), pi, i});
     }
   }
   // (Counts do not depend on the order: any order of the specs does.)
@@ -4325,7 +4331,7 @@ void Scheduler::list_anti_affinity()
   const auto& nodes = m_cluster.nodes();
   for (const cluster::NodeIndex i : m_cluster.alive_node_indices()) {
     for (const auto pi : nodes[i].pods) {
-      const auto& spec = m_cluster.pod(pi).pod.spec;
+      const auto& spec = m_cluster.pod(pi).pod().spec;
       if (spec && !spec->pod_anti_affinity_required.empty()) {
         snap.anti_affinity.emplace_back(pi, i);
       }
@@ -4349,7 +4355,7 @@ void Scheduler::prepare_topology_shape()
     if (std::binary_search(m_batch.begin(), m_batch.end(), pi)) {
       continue;
     }
-    for (const auto& term : m_cluster.pod(pi).pod.spec->pod_anti_affinity_required) {
+    for (const auto& term : m_cluster.pod(pi).pod().spec->pod_anti_affinity_required) {
       const KeyId key = m_in.key(term.topology_key);
       m_any_groups = true;
       m_groups_zone_or_host = m_groups_zone_or_host && (key == m_in.k_zone || key == m_in.k_hostname);
@@ -4384,7 +4390,7 @@ void Scheduler::prepare_topology()
       continue;
     }
     const auto& [pi, ni] = entry;
-    const auto& spec = m_cluster.pod(pi).pod.spec;
+    const auto& spec = m_cluster.pod(pi).pod().spec;
     const auto& cached = m_cache.node(ni, nodes[ni]);
     for (const auto& term : spec->pod_anti_affinity_required) {
       GroupProto proto;
@@ -5448,7 +5454,7 @@ SolveResult Scheduler::run()
   const auto queue_less = [&](std::uint32_t a, std::uint32_t b) {
     const auto& pa = m_pods[a];
     const auto& pb = m_pods[b];
-    return queued_before(pa.requests, pa.state->pod, pa.index, pb.requests, pb.state->pod, pb.index);
+    return queued_before(pa.requests, pa.state->pod(), pa.index, pb.requests, pb.state->pod(), pb.index);
   };
   // The first pod in queue order goes first, the others are sorted only when it is placed or
   // fails: a consolidation solve that gets this far mostly stops on the first pod (its NodeClaim
@@ -5555,13 +5561,13 @@ void Scheduler::describe_others(std::span<const cluster::PodIndex> after, SolveC
   pass.written.clear();
   const auto queued = [this](cluster::PodIndex i) {
     const auto& ps = m_cluster.pod(i);
-    const auto r = pod_requests(ps.pod);
+    const auto r = pod_requests(ps.pod());
     bool moved = false; // as replay_not_ready tells
     if (ps.node != cluster::k_none) {
       const auto& n = m_cluster.node(ps.node);
       moved = n.lifecycle != cluster::NodeLifecycle::deleting && !n.disrupted_taint;
     }
-    return SolveCache::Impl::QuickPass::Queued{i, r.cpu(), r.memory(), ps.pod.arrival, moved};
+    return SolveCache::Impl::QuickPass::Queued{i, r.cpu(), r.memory(), ps.pod().arrival, moved};
   };
   for (const auto i : q.queue) {
     pass.queue.push_back(queued(i));
@@ -5572,8 +5578,8 @@ void Scheduler::describe_others(std::span<const cluster::PodIndex> after, SolveC
     }
   }
   std::sort(pass.queue.begin(), pass.queue.end(), [this](const auto& a, const auto& b) {
-    const auto& pa = m_cluster.pod(a.pod).pod;
-    const auto& pb = m_cluster.pod(b.pod).pod;
+    const auto& pa = m_cluster.pod(a.pod).pod();
+    const auto& pb = m_cluster.pod(b.pod).pod();
     return queued_before(pod_requests(pa), pa, a.pod, pod_requests(pb), pb, b.pod);
   });
   // veto_still_holds' resources for every_claim_keeps_spot, less the candidate's pods'.
@@ -5606,7 +5612,7 @@ void Scheduler::replay_others(SolveCache::Impl::QuickPass& pass)
     if (q.moved) {
       break; // it may stop the solve: left to the full check
     }
-    const auto r = pod_requests(m_cluster.pod(q.pod).pod);
+    const auto r = pod_requests(m_cluster.pod(q.pod).pod());
     std::size_t f = snap.index.first_fit_except(r, false, FreeCapacityIndex::k_end);
     while (f != FreeCapacityIndex::k_end && placed_on(f)) {
       const auto& rem = snap.nodes[f].remaining;
@@ -5703,7 +5709,7 @@ void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluste
     }
     auto shape = Veto::k_no_shape;
     if (std::binary_search(c.joined_valid.begin(), c.joined_valid.end(), i)) {
-      const auto r = pod_requests(cluster.pod(i).pod);
+      const auto r = pod_requests(cluster.pod(i).pod());
       const auto known = std::find(v.shapes.begin(), v.shapes.end(), r);
       if (known != v.shapes.end()) {
         shape = static_cast<std::uint8_t>(known - v.shapes.begin());
@@ -6108,7 +6114,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
       }
       valid.push_back(p);
       if (joined_witness
-          && first_ready_fit(snap, FreeCapacityIndex::dims(pod_requests(cluster.pod(p).pod)), r.moving_view,
+          && first_ready_fit(snap, FreeCapacityIndex::dims(pod_requests(cluster.pod(p).pod())), r.moving_view,
                              FreeCapacityIndex::k_end, node)
                  == FreeCapacityIndex::k_end) {
         witness = p;
@@ -6146,7 +6152,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
     }
     if (holds && witness) {
       v.pod = *witness;
-      v.requests = pod_requests(cluster.pod(*witness).pod);
+      v.requests = pod_requests(cluster.pod(*witness).pod());
       c.sync_quick_stop(cluster, node);
     }
   } else if (fit != FreeCapacityIndex::k_end) {

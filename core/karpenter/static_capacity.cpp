@@ -118,9 +118,9 @@ std::vector<NodeIndex> static_deprovisioning_candidates(const cluster::Cluster& 
     double rescheduling = 0;
     for (const cluster::PodIndex p : node.pods) {
       const auto& ps = cluster.pod(p);
-      daemons_only = daemons_only && ps.pod.is_daemon;
+      daemons_only = daemons_only && ps.pod().is_daemon;
       e.do_not_disrupt = e.do_not_disrupt || cluster::do_not_disrupt_active(ps, now);
-      rescheduling += eviction_cost(*ps.pod.spec);
+      rescheduling += eviction_cost(*ps.pod().spec);
     }
     e.empty = daemons_only && !e.do_not_disrupt;
     e.cost = rescheduling * lifetime_left(node, now);

@@ -481,7 +481,7 @@ void KarpenterPreview::run(PreviewResult& out)
         for (const PodIndex p : node.pods) {
           const auto& ps = m_cluster.pod(p);
           if (cluster::do_not_disrupt_active(ps, m_now)) {
-            why += " (until " + format_utc(ps.started_at + ps.pod.spec->do_not_disrupt) + ")";
+            why += " (until " + format_utc(ps.started_at + ps.pod().spec->do_not_disrupt) + ")";
             break;
           }
         }
@@ -674,7 +674,7 @@ void cluster_autoscaler(const model::Scenario& sc, const cluster::Cluster& clust
     sn.state = &n;
     sn.requested = n.requested;
     for (const PodIndex p : n.pods) {
-      sn.pods.push_back(&cluster.pod(p).pod);
+      sn.pods.push_back(&cluster.pod(p).pod());
     }
     sn.group = n.owner != NodeOwner::static_node ? static_cast<std::int32_t>(n.pool) : -1;
     sn.cluster_node = i;
@@ -827,7 +827,7 @@ PreviewResult run_preview(const io::ClusterDump& dump, const PreviewOptions& opt
       catalog::load_catalog(sc.settings.region, options.catalog_dir, sc.location_of(sc.settings.region_location));
   const cluster::Cluster cluster = build_cluster(dump, cat, out.now, TerminatingView::karpenter, &out.pending_pods);
   for (const auto& p : cluster.pods()) {
-    out.pods += p.pod.is_daemon || p.pod.terminating ? 0 : 1;
+    out.pods += p.pod().is_daemon || p.pod().terminating ? 0 : 1;
   }
   for (const auto& n : cluster.nodes()) {
     if (n.instance_type == nullptr && !label(n.labels, model::labels::k_instance_type).empty()) {
@@ -841,7 +841,7 @@ PreviewResult run_preview(const io::ClusterDump& dump, const PreviewOptions& opt
   KarpenterPreview(dump, cat, cluster, out.now).run(out);
   // (Built again only when it differs: some pod on a node is being deleted.)
   const bool terminating = std::any_of(cluster.pods().begin(), cluster.pods().end(),
-                                       [](const cluster::PodState& p) { return p.pod.terminating; });
+                                       [](const cluster::PodState& p) { return p.pod().terminating; });
   if (terminating) {
     std::size_t pending = 0;
     cluster_autoscaler(sc, build_cluster(dump, cat, out.now, TerminatingView::cluster_autoscaler, &pending), dump,

@@ -1355,7 +1355,7 @@ struct KubeScheduler::State
       forget_changed_spec(e.pod);
     }
     const std::uint32_t gid = groups[group_of_pod(e.pod)].count_gid;
-    const model::Pod& pod = cluster->pod(e.pod).pod;
+    const model::Pod& pod = cluster->pod(e.pod).pod();
     const std::int32_t delta = e.bound ? 1 : -1;
     auto& np = node_pods[e.node];
     if (e.bound) {
@@ -1562,7 +1562,7 @@ struct KubeScheduler::State
   void forget_changed_spec(PodIndex p)
   {
     if (p < pod_group.size() && pod_group[p] != k_none
-        && groups[pod_group[p]].holder.get() != cluster->pod(p).pod.spec.get()) {
+        && groups[pod_group[p]].holder.get() != cluster->pod(p).pod().spec.get()) {
       pod_group[p] = k_none;
     }
   }
@@ -1574,7 +1574,7 @@ struct KubeScheduler::State
     }
     auto& gid = pod_group[p];
     if (gid == k_none) {
-      gid = group_of_spec(cluster->pod(p).pod.spec);
+      gid = group_of_spec(cluster->pod(p).pod().spec);
     }
     return gid;
   }
@@ -2822,7 +2822,7 @@ struct KubeScheduler::State
     for (const auto p : candidates) {
       if (p < c.pods().size() && should_try(p)) {
         const auto& ps = c.pod(p);
-        const std::int32_t priority = ps.pod.spec ? ps.pod.spec->priority : 0;
+        const std::int32_t priority = ps.pod().spec ? ps.pod().spec->priority : 0;
         queue.emplace_back(-priority, ps.pending_since, p);
       }
     }
@@ -2837,13 +2837,13 @@ struct KubeScheduler::State
       const auto gid = group_of_pod(p);
       // A pod identical to one that found no node in this pass cannot find one either: since then
       // there were only bindings, which never help pods without hard spread / required affinity.
-      const bool equivalence = !groups[gid].retry_on_any_change && ps.pod.node_name.empty();
-      EquivalenceKey key{gid, ps.pod.requests};
+      const bool equivalence = !groups[gid].retry_on_any_change && ps.pod().node_name.empty();
+      EquivalenceKey key{gid, ps.pod().requests};
       if (equivalence && failed_equivalent.contains(key)) {
         mark_failed(p);
         continue;
       }
-      prepare(ps.pod, nullptr);
+      prepare(ps.pod(), nullptr);
       const NodeIndex node = schedule_prepared(ps.nominated, true, equivalence ? &key : nullptr);
       if (node == k_none) {
         mark_failed(p);

@@ -475,11 +475,11 @@ void Engine::set_deletion_candidate(NodeIndex index, bool candidate)
 void Engine::arrive(PodIndex index)
 {
   auto& p = m_cluster.pod_mut(index);
-  if (p.pod.departure >= 0) {
-    m_queue.push(std::max(m_now, p.pod.departure), Phase::workload, EventKind::pod_departure, index,
+  if (p.pod().departure >= 0) {
+    m_queue.push(std::max(m_now, p.pod().departure), Phase::workload, EventKind::pod_departure, index,
                  m_pod_generation[index]);
   }
-  if (!p.pod.node_name.empty()) {
+  if (!p.pod().node_name.empty()) {
     // Bound at t=0 through spec.nodeName: the first live node of that name.
     if (m_nodes_by_name_count != m_cluster.nodes().size()) {
       for (NodeIndex n = static_cast<NodeIndex>(m_nodes_by_name_count); n < m_cluster.nodes().size(); ++n) {
@@ -487,7 +487,7 @@ void Engine::arrive(PodIndex index)
       }
       m_nodes_by_name_count = m_cluster.nodes().size();
     }
-    if (auto it = m_nodes_by_name.find(p.pod.node_name); it != m_nodes_by_name.end()) {
+    if (auto it = m_nodes_by_name.find(p.pod().node_name); it != m_nodes_by_name.end()) {
       for (const NodeIndex n : it->second) {
         if (m_cluster.node(n).alive()) {
           m_cluster.bind(index, n, m_now);
@@ -498,7 +498,7 @@ void Engine::arrive(PodIndex index)
       }
     }
   }
-  p.pod.started_before = 0; // not running after all: it starts when it binds
+  p.pod().started_before = 0; // not running after all: it starts when it binds
   m_cluster.set_pending(index, m_now);
   m_to_try.push_back(index);
   m_controller_triggered = true;
@@ -508,8 +508,8 @@ void Engine::start_pod(PodIndex index)
 {
   auto& p = m_cluster.pod_mut(index);
   p.started_at = m_now;
-  if (p.pod.runtime >= 0) {
-    p.finish_at = m_now + std::max<Duration>(0, p.pod.runtime - p.pod.started_before);
+  if (p.pod().runtime >= 0) {
+    p.finish_at = m_now + std::max<Duration>(0, p.pod().runtime - p.pod().started_before);
     m_queue.push(p.finish_at, Phase::workload, EventKind::pod_finish, index, m_pod_generation[index]);
   }
 }
@@ -547,7 +547,7 @@ void Engine::evict_pod(PodIndex index)
   ++m_pod_generation[index];
   ++p.evictions;
   ++m_result.pods.evicted;
-  const auto owner = p.pod.spec ? p.pod.spec->owner : model::OwnerKind::none;
+  const auto owner = p.pod().spec ? p.pod().spec->owner : model::OwnerKind::none;
   if (owner == model::OwnerKind::none) {
     p.phase = PodPhase::lost;
     ++m_result.pods.lost;
@@ -555,11 +555,11 @@ void Engine::evict_pod(PodIndex index)
   }
   // The controller recreates it: pending again, running time starts over when it restarts. The
   // new pod has no spec.nodeName (a t=0 binding does not follow it).
-  p.pod.node_name.clear();
-  p.pod.started_before = 0;
+  p.pod().node_name.clear();
+  p.pod().started_before = 0;
   m_cluster.set_pending(index, m_now);
-  if (p.pod.departure >= 0) {
-    m_queue.push(std::max(m_now, p.pod.departure), Phase::workload, EventKind::pod_departure, index,
+  if (p.pod().departure >= 0) {
+    m_queue.push(std::max(m_now, p.pod().departure), Phase::workload, EventKind::pod_departure, index,
                  m_pod_generation[index]);
   }
   p.nominated = k_none;
@@ -573,7 +573,7 @@ void Engine::account_bound(NodeIndex node, PodIndex pod, int sign)
   if (!n.alive()) {
     return;
   }
-  const auto& r = m_cluster.pod(pod).pod.requests;
+  const auto& r = m_cluster.pod(pod).pod().requests;
   m_sums.cpu_req += sign * r.cpu();
   m_sums.mem_req += sign * r.memory();
   // Pods on static nodes are not demand the autoscaler could cover: leaving them out keeps the
@@ -667,7 +667,7 @@ void Engine::drain_step(NodeIndex index)
   // eviction once its own terminationGracePeriodSeconds would run past the node's deadline, so
   // a pod with a long grace period goes first (at once if it exceeds the node's).
   const auto force_at = [&](const cluster::PodState& p) {
-    const Duration pod_grace = p.pod.spec ? p.pod.spec->termination_grace_period : 0;
+    const Duration pod_grace = p.pod().spec ? p.pod().spec->termination_grace_period : 0;
     return n.deleting_since + *grace - pod_grace;
   };
   const auto forced = [&](PodIndex p) { return grace && m_now >= force_at(m_cluster.pod(p)); };
@@ -680,8 +680,8 @@ void Engine::drain_step(NodeIndex index)
     // Pending and bound pods only: the pod list also holds every future and finished pod.
     const auto count = [&](PodIndex pi) {
       const auto& p = m_cluster.pod(pi);
-      for (std::size_t i = 0; p.pod.spec && i < sc.pdbs.size(); ++i) {
-        if (model::pdb_selects(sc.pdbs[i], *p.pod.spec)) {
+      for (std::size_t i = 0; p.pod().spec && i < sc.pdbs.size(); ++i) {
+        if (model::pdb_selects(sc.pdbs[i], *p.pod().spec)) {
           ++expected[i];
           healthy[i] += p.phase == PodPhase::bound && p.started_at >= 0 ? 1 : 0;
         }
@@ -711,7 +711,7 @@ void Engine::drain_step(NodeIndex index)
   const auto critical = [&](const model::PodSpecPtr& spec) { return spec && spec->priority >= k_critical_priority; };
   const std::vector<PodIndex> pods = n.pods;
   const bool non_critical_left = std::any_of(pods.begin(), pods.end(), [&](PodIndex p) {
-    const auto& spec = m_cluster.pod(p).pod.spec;
+    const auto& spec = m_cluster.pod(p).pod().spec;
     return !forced(p) && !ignored(spec) && !critical(spec);
   });
   std::size_t left = 0;
@@ -719,7 +719,7 @@ void Engine::drain_step(NodeIndex index)
   std::vector<std::size_t> covering;
   for (const PodIndex p : pods) {
     const auto& pod = m_cluster.pod(p);
-    const auto& spec = pod.pod.spec;
+    const auto& spec = pod.pod().spec;
     if (ignored(spec)) {
       continue;
     }
@@ -995,11 +995,8 @@ report::EngineResult Engine::run(Controller& controller)
   m_pod_generation.assign(pod_count, 0);
   if (m_input.release_workload != nullptr) {
     CAPSIM_CHECK(m_input.release_workload == m_input.workload, "engine: release_workload is not the workload");
-    for (auto& pod : *m_input.release_workload) {
-      m_cluster.add_pod(std::move(pod));
-    }
-    m_input.release_workload->clear();
-    m_input.release_workload->shrink_to_fit();
+    m_cluster.adopt_pods(std::move(*m_input.release_workload));
+    m_input.release_workload->clear(); // (a moved-from vector is valid but unspecified)
   } else {
     for (const auto& pod : workload) {
       m_cluster.add_pod(pod);
@@ -1023,7 +1020,7 @@ report::EngineResult Engine::run(Controller& controller)
       next = std::min(next, m_queue.top().time);
     }
     if (m_next_arrival < pod_count) {
-      next = std::min(next, m_cluster.pod(static_cast<PodIndex>(m_next_arrival)).pod.arrival);
+      next = std::min(next, m_cluster.pod(static_cast<PodIndex>(m_next_arrival)).pod().arrival);
     }
     if (m_controller_next >= 0) {
       next = std::min(next, m_controller_next);
@@ -1035,7 +1032,7 @@ report::EngineResult Engine::run(Controller& controller)
     while (!m_queue.empty() && m_queue.top().time == m_now && m_queue.top().phase == Phase::cloud) {
       handle(m_queue.pop());
     }
-    while (m_next_arrival < pod_count && m_cluster.pod(static_cast<PodIndex>(m_next_arrival)).pod.arrival <= m_now) {
+    while (m_next_arrival < pod_count && m_cluster.pod(static_cast<PodIndex>(m_next_arrival)).pod().arrival <= m_now) {
       arrive(static_cast<PodIndex>(m_next_arrival));
       ++m_next_arrival;
     }

@@ -26,9 +26,9 @@ struct EngineInput
   const model::Scenario* scenario = nullptr;
   const catalog::Catalog* catalog = nullptr;
   const std::vector<model::Pod>* workload = nullptr;
-  // Optional, the same vector as `workload`: the engine moves the pods into its cluster and
-  // empties it instead of copying them (the last engine of a run; halves the memory of a
-  // million-pod trace).
+  // Optional, the same vector as `workload`: the engine's cluster takes the vector whole and
+  // leaves it empty instead of copying the pods (the last engine of a run; a million-pod trace's
+  // pods are then held once).
   std::vector<model::Pod>* release_workload = nullptr;
   SimTime end = 0;
   std::uint64_t seed = 1;

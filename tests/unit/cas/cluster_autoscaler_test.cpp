@@ -41,7 +41,7 @@ double seconds(SimTime t)
 const cluster::NodeState* node_of(const cluster::Cluster& c, const std::string& pod)
 {
   for (const auto& p : c.pods()) {
-    if (p.pod.name == pod && p.node != cluster::k_none) {
+    if (p.pod().name == pod && p.node != cluster::k_none) {
       return &c.node(p.node);
     }
   }

@@ -530,7 +530,7 @@ TEST_CASE("snapshot: a registered node's pods are the cluster's until changed, a
     cluster.bind(bound.back(), n, 0);
   }
   const auto other = cluster.add_pod(make_pod("other", spec));
-  const auto pod = [&](cluster::PodIndex i) { return &cluster.pod(i).pod; };
+  const auto pod = [&](cluster::PodIndex i) { return &cluster.pod(i).pod(); };
 
   Snapshot s;
   for (int loop = 0; loop < 2; ++loop) { // the second loop reuses the first one's buffers

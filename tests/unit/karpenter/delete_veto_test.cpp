@@ -1788,7 +1788,7 @@ SolveInput delete_all_input(Env& env, const std::vector<cluster::NodeIndex>& can
 // Whether pod `p` has room (CPU, memory and pods, as the record of node `n` has it) on `n`.
 bool room_for(const Env& env, cluster::PodIndex p, cluster::NodeIndex n)
 {
-  const auto want = pod_requests(env.cluster.pod(p).pod);
+  const auto want = pod_requests(env.cluster.pod(p).pod());
   const auto& node = env.cluster.node(n);
   const auto room = node.allocatable - node.requested;
   return want.cpu() <= room.cpu() && want.memory() <= room.memory() && want[model::k_pods] <= room[model::k_pods];

@@ -310,7 +310,7 @@ std::vector<int> Env::skew(const std::string& key, const model::LabelSelector& s
 {
   std::map<std::string, int> counts;
   for (const auto& ps : cluster.pods()) {
-    if (ps.node == cluster::k_none || ps.pod.spec->namespace_ != ns || !selector.matches(ps.pod.spec->labels)) {
+    if (ps.node == cluster::k_none || ps.pod().spec->namespace_ != ns || !selector.matches(ps.pod().spec->labels)) {
       continue;
     }
     const auto& n = cluster.node(ps.node);

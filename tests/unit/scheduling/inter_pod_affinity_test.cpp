@@ -203,7 +203,7 @@ TEST_CASE("InterPodAffinity in binding passes", "[scheduling][affinity]")
     CHECK(c.node(0).pods.size() == 1);
     CHECK(c.node(1).pods.size() == 1);
     CHECK(c.pending().size() == 1);
-    CHECK(s.explain(c, c.pod(c.pending().front()).pod)
+    CHECK(s.explain(c, c.pod(c.pending().front()).pod())
           == "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.");
   }
   SECTION("existing pods' anti-affinity holds in reverse: the other pod avoids their zone")
@@ -232,7 +232,7 @@ TEST_CASE("InterPodAffinity in binding passes", "[scheduling][affinity]")
     const auto waiting = pending_pod(c, "cache", cache, 100, 0, 0);
     KubeScheduler s;
     CHECK(s.bind_pending(c, 10).empty());
-    CHECK(s.explain(c, c.pod(waiting).pod) == "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.");
+    CHECK(s.explain(c, c.pod(waiting).pod()) == "0/2 nodes are available: 2 node(s) didn't match pod affinity rules.");
     pending_pod(c, "db", labelled({{"app", "db"}}, [](auto& sp) { sp.node_selector = {{"topology.kubernetes.io/zone", "b"}}; }),
                 100, 0, 5);
     // Nothing changed for the cache pod since it failed, so this pass only binds db; binding db is

@@ -522,7 +522,7 @@ TEST_CASE("Binding passes are deterministic", "[scheduling][queue]")
   for (const auto& n : c1.nodes()) {
     int cache = 0;
     for (const auto p : n.pods) {
-      const auto& app = c1.pod(p).pod.spec->labels.at("app");
+      const auto& app = c1.pod(p).pod().spec->labels.at("app");
       web_per_zone[n.zone] += app == "web" ? 1 : 0;
       cache += app == "cache" ? 1 : 0;
     }

@@ -72,8 +72,8 @@ TEST_CASE("VolumeBinding: a claim no node can satisfy fails on every node with i
   REQUIRE(bound.size() == 1);
   CHECK(bound[0].pod == q);
   CHECK(c.pod(p).phase == cluster::PodPhase::pending);
-  CHECK(s.check(c, c.pod(p).pod, 0).reason == R"(persistentvolumeclaim "data" not found)");
-  CHECK(s.explain(c, c.pod(p).pod) == R"(0/3 nodes are available: 3 persistentvolumeclaim "data" not found.)");
+  CHECK(s.check(c, c.pod(p).pod(), 0).reason == R"(persistentvolumeclaim "data" not found)");
+  CHECK(s.explain(c, c.pod(p).pod()) == R"(0/3 nodes are available: 3 persistentvolumeclaim "data" not found.)");
 }
 
 TEST_CASE("VolumeBinding: topology spread counts domains by node affinity, not by the volume",
@@ -111,22 +111,22 @@ TEST_CASE("Cluster::bind provisions a WaitForFirstConsumer claim in the node's z
   const auto q = pending_pod(c, "db-1", spec, 100, 0);
   c.bind(p, 1, 0);
   c.bind(q, 2, 0);
-  const auto& pinned = *c.pod(p).pod.spec;
+  const auto& pinned = *c.pod(p).pod().spec;
   CHECK_FALSE(pinned.volume_binds_on_schedule);
   REQUIRE(pinned.volume_affinity.size() == 1);
   CHECK(pinned.volume_affinity[0].requirements.size() == 2); // the class's zones and the node's
-  CHECK(c.pod(q).pod.spec != c.pod(p).pod.spec);             // each claim where its own pod went
+  CHECK(c.pod(q).pod().spec != c.pod(p).pod().spec);             // each claim where its own pod went
   // Pods pinned to one zone share one spec.
   const auto r = pending_pod(c, "db-2", spec, 100, 0);
   c.bind(r, 1, 0);
-  CHECK(c.pod(r).pod.spec == c.pod(p).pod.spec);
+  CHECK(c.pod(r).pod().spec == c.pod(p).pod().spec);
   // The pin outlives the binding: evicted, the pod can only come back to its volume's zone.
   c.unbind(p, 10);
   c.set_pending(p, 10);
   KubeScheduler s;
-  CHECK_FALSE(s.feasible(c, c.pod(p).pod, 0));
-  CHECK(s.feasible(c, c.pod(p).pod, 1));
-  CHECK_FALSE(s.feasible(c, c.pod(p).pod, 2));
+  CHECK_FALSE(s.feasible(c, c.pod(p).pod(), 0));
+  CHECK(s.feasible(c, c.pod(p).pod(), 1));
+  CHECK_FALSE(s.feasible(c, c.pod(p).pod(), 2));
 }
 
 TEST_CASE("kube-scheduler: a pod pinned by its first binding is scheduled into its zone afterwards",
@@ -148,7 +148,7 @@ TEST_CASE("kube-scheduler: a pod pinned by its first binding is scheduled into i
   const auto b = add_node(c, "b", 4000, 16 * k_gi, {{k_zone, "zone-b"}});
   CHECK(s.bind_pending(c, 20).empty());
   CHECK(c.pod(p).phase == cluster::PodPhase::pending);
-  CHECK(s.check(c, c.pod(p).pod, b).plugin == FilterPlugin::volume_binding);
+  CHECK(s.check(c, c.pod(p).pod(), b).plugin == FilterPlugin::volume_binding);
 }
 
 TEST_CASE("kube-scheduler: pods pinned by their claims still count as their workload for default spreading",
@@ -167,7 +167,7 @@ TEST_CASE("kube-scheduler: pods pinned by their claims still count as their work
     sp.volume_binds_on_schedule = true;
   });
   const auto first = bind_pod(c, "db-0", spec, a1, 100, 0);
-  REQUIRE(c.pod(first).pod.spec->counted_with == spec);
+  REQUIRE(c.pod(first).pod().spec->counted_with == spec);
   const auto second = pending_pod(c, "db-1", spec, 100, 0);
   REQUIRE(s.bind_pending(c, 0).size() == 1);
   CHECK(c.pod(second).node == b1);
