@@ -428,7 +428,8 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
         out.blocked = "pod " + pod_name(ps) + " has the \"karpenter.sh/do-not-disrupt\" annotation";
         const auto& pod = ps.pod();
         if (pod.spec->do_not_disrupt != k_never && ps.started_at >= 0) {
-          out.blocked += " (until t=" + format_duration(ps.started_at - pod.started_before + pod.spec->do_not_disrupt) + ")";
+          const SimTime until = ps.started_at - pod.started_before + pod.spec->do_not_disrupt;
+          out.blocked += " (until t=" + format_duration(until) + ")";
         }
         return out;
       }
