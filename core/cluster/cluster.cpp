@@ -32,7 +32,8 @@ std::uint64_t Cluster::InstanceId::next()
 PodIndex PodTable::add(model::Pod pod)
 {
   if (m_blocks.empty() || m_blocks.back().size() == m_blocks.back().capacity()) {
-    m_blocks.emplace_back().reserve(std::max<std::size_t>(1024, m_states.size() / 4));
+    // A quarter of the table at a time: few blocks for a large one, 16 KB for a test's first.
+    m_blocks.emplace_back().reserve(std::max<std::size_t>(64, m_states.size() / 4));
   }
   auto& block = m_blocks.back();
   block.push_back(std::move(pod)); // within the block's capacity: its pods stay where they are
@@ -51,7 +52,7 @@ void PodTable::adopt(std::vector<model::Pod> pods)
 
 void PodTable::reserve(std::size_t n)
 {
-  m_states.reserve(n); // (the blocks grow by a quarter of the table at a time)
+  m_states.reserve(n); // (the blocks grow with the table: see add)
 }
 
 void PodTable::relink()
