@@ -149,22 +149,6 @@ std::int64_t intolerable_prefer_no_schedule(const std::vector<model::Toleration>
   return count;
 }
 
-bool fits_resources(const model::Resources& request, const model::Resources& available)
-{
-  if (available[model::k_pods] < 1) {
-    return false;
-  }
-  for (std::size_t i = 0; i < model::k_max_resources; ++i) {
-    if (i == model::k_pods) {
-      continue;
-    }
-    if (request.v[i] > 0 && request.v[i] > available.v[i]) {
-      return false;
-    }
-  }
-  return true;
-}
-
 std::vector<std::string> insufficient_resources(const model::Resources& request, const model::Resources& available)
 {
   std::vector<std::string> out;

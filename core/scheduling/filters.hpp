@@ -108,13 +108,11 @@ inline constexpr std::string_view k_match_field_name = "metadata.name";
                                                           const cluster::NodeState& node);
 
 // NodeResourcesFit filter on one node. `request` is the pod's requests WITHOUT the pods entry
-// (one pod slot is always needed); `available` is allocatable minus requested, where requested
-// counts one `pods` per bound pod. Only resources the pod requests are compared, as upstream
-// does (an overcommitted dimension the pod does not ask for never rejects it).
-[[nodiscard]] bool fits_resources(const model::Resources& request, const model::Resources& available);
-
-// fits_resources(request, allocatable - requested) without the difference made first: a Cluster
-// Autoscaler simulation asks it of node after node, and most fail on cpu or memory.
+// (one pod slot is always needed); the node's room is allocatable minus requested, where requested
+// counts one `pods` per bound pod (not made as a vector first: Cluster Autoscaler's simulations
+// ask it of node after node, and most fail on cpu or memory). Only resources the pod requests are
+// compared, as upstream does (an overcommitted dimension the pod does not ask for never rejects
+// it).
 [[nodiscard]] inline bool fits_resources(const model::Resources& request, const model::Resources& allocatable,
                                          const model::Resources& requested)
 {
