@@ -17,6 +17,7 @@ report::RunResult run_with_progress(const model::Scenario& scenario, const RunSe
   options.seed = settings.seed;
   options.timeline_step = settings.timeline_step;
   options.explain = settings.explain;
+  options.process_ends_after = true; // each command runs one scenario, then exits
   ProgressBar bar(settings.progress, label);
   if (bar.enabled()) {
     options.progress = [&bar](double fraction) { bar.update(fraction); };

@@ -27,7 +27,8 @@ struct RunSettings
 
 // Runs one loaded scenario through sim::run_scenario with a progress bar on stderr labelled
 // `label` (shown per SPEC §6 only on a terminal, after about a second, unless --progress
-// says otherwise).
+// says otherwise). For commands that exit after it: the last engine's state is not freed
+// (RunOptions::process_ends_after).
 [[nodiscard]] report::RunResult run_with_progress(const model::Scenario& scenario, const RunSettings& settings,
                                                   const std::string& label);
 

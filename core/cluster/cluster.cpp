@@ -208,9 +208,12 @@ void Cluster::mark_terminated(NodeIndex node, SimTime now)
   }
   n.lifecycle = NodeLifecycle::terminated;
   n.terminated_at = now;
-  // The scheduling view of its labels is not asked for again, and its emptied pod list's room
-  // goes back to the heap for the nodes after it: a week launches tens of thousands of nodes.
+  // Its labels and their scheduling view are not asked for again (every reader walks live nodes;
+  // hostname and zone still answer from the name and zone), and its emptied pod list's room goes
+  // back to the heap for the nodes after it: a week launches tens of thousands of nodes, and the
+  // 1,000,000-pod week kept 70 MB of dead nodes' labels.
   n.requirements = {};
+  model::Labels().swap(n.labels);
   if (n.pods.empty()) {
     std::vector<PodIndex>().swap(n.pods);
   }

@@ -170,9 +170,13 @@ report::RunResult run_scenario(const model::Scenario& input_scenario, const RunO
     in.timeline_step = options.timeline_step;
     in.explain = options.explain;
     in.progress = options.progress;
-    Engine engine(in);
-    out.results.push_back(engine.run(*controllers[e]));
+    auto engine = std::make_unique<Engine>(in);
+    out.results.push_back(engine->run(*controllers[e]));
     controllers[e].reset(); // its caches go before the next engine runs
+    if (options.process_ends_after && e + 1 == engines.size()) {
+      static auto* const left = new std::vector<std::unique_ptr<Engine>>(); // never freed, by design
+      left->push_back(std::move(engine));
+    }
   }
   return out;
 }

@@ -22,6 +22,10 @@ struct RunOptions
   bool explain = false;              // keep the decision log
   // Progress callback: fraction of simulated time done, 0..1 (called at most ~100 times).
   std::function<void(double)> progress;
+  // The process ends right after the run: the last engine's state is left to the OS rather than
+  // freed block by block (a million-pod week's pods, nodes and caches: millions of blocks, 2% of
+  // its time). clang's -disable-free does the same. The state stays reachable (no leak report).
+  bool process_ends_after = false;
 };
 
 // Run one scenario through the requested engines: resolves the catalog and the workload,
