@@ -37,10 +37,16 @@ class PodTable;
 // second table three times their states' size.
 struct alignas(64) PodState
 {
+  static constexpr std::uint32_t k_no_bound_slot = UINT32_MAX; // not in the lower bound
+
   PodPhase phase = PodPhase::future;
   NodeIndex node = k_none;
   NodeIndex nominated = k_none; // node Karpenter planned for it (kube-scheduler decides)
   std::uint32_t evictions = 0;
+  // The engine's per-pod bookkeeping, kept in this line: a replay reads it on every pod event,
+  // and tables of their own missed the cache each time.
+  std::uint32_t generation = 0;              // bumped when the pod's scheduled events go stale
+  std::uint32_t bound_slot = k_no_bound_slot; // its template's slot in the lower bound
   SimTime pending_since = 0; // when it last became pending
   SimTime started_at = -1;   // when it last started running (bound on a ready node)
   SimTime finish_at = -1;    // absolute completion time while running; -1 = none
@@ -54,6 +60,7 @@ private:
   friend class PodTable;
   model::Pod* m_pod = nullptr; // in its PodTable's blocks, which never move
 };
+static_assert(sizeof(PodState) == 64, "a pod's state is one cache line");
 
 // The cluster's pods in index order: their states, and the pods themselves in blocks that never
 // move once made (a workload's vector is taken whole as one), so that a state can point at its pod.

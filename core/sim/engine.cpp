@@ -477,7 +477,7 @@ void Engine::arrive(PodIndex index)
   auto& p = m_cluster.pod_mut(index);
   if (p.pod().departure >= 0) {
     m_queue.push(std::max(m_now, p.pod().departure), Phase::workload, EventKind::pod_departure, index,
-                 m_pod_generation[index]);
+                 p.generation);
   }
   if (!p.pod().node_name.empty()) {
     // Bound at t=0 through spec.nodeName: the first live node of that name.
@@ -510,7 +510,7 @@ void Engine::start_pod(PodIndex index)
   p.started_at = m_now;
   if (p.pod().runtime >= 0) {
     p.finish_at = m_now + std::max<Duration>(0, p.pod().runtime - p.pod().started_before);
-    m_queue.push(p.finish_at, Phase::workload, EventKind::pod_finish, index, m_pod_generation[index]);
+    m_queue.push(p.finish_at, Phase::workload, EventKind::pod_finish, index, p.generation);
   }
 }
 
@@ -532,7 +532,7 @@ void Engine::finish_pod(PodIndex index, bool deleted)
   }
   (void)deleted;
   p.phase = PodPhase::finished;
-  ++m_pod_generation[index];
+  ++p.generation;
 }
 
 void Engine::evict_pod(PodIndex index)
@@ -544,7 +544,7 @@ void Engine::evict_pod(PodIndex index)
   const NodeIndex n = p.node;
   account_bound(n, index, -1);
   m_cluster.unbind(index, m_now);
-  ++m_pod_generation[index];
+  ++p.generation;
   ++p.evictions;
   ++m_result.pods.evicted;
   const auto owner = p.pod().spec ? p.pod().spec->owner : model::OwnerKind::none;
@@ -560,7 +560,7 @@ void Engine::evict_pod(PodIndex index)
   m_cluster.set_pending(index, m_now);
   if (p.pod().departure >= 0) {
     m_queue.push(std::max(m_now, p.pod().departure), Phase::workload, EventKind::pod_departure, index,
-                 m_pod_generation[index]);
+                 p.generation);
   }
   p.nominated = k_none;
   m_to_try.push_back(index);
@@ -578,8 +578,8 @@ void Engine::account_bound(NodeIndex node, PodIndex pod, int sign)
   m_sums.mem_req += sign * r.memory();
   // Pods on static nodes are not demand the autoscaler could cover: leaving them out keeps the
   // bound below the cost (static nodes are billed but are no LP column).
-  const std::uint32_t slot = pod < m_pod_slot.size() ? m_pod_slot[pod] : UINT32_MAX;
-  if (slot != UINT32_MAX && n.owner != NodeOwner::static_node) {
+  const std::uint32_t slot = m_cluster.pod(pod).bound_slot;
+  if (slot != cluster::PodState::k_no_bound_slot && n.owner != NodeOwner::static_node) {
     auto& demand = m_bound_demand[slot];
     if (m_slot_touched[slot] == 0) {
       m_slot_touched[slot] = 1;
@@ -903,7 +903,7 @@ void Engine::handle(const Event& e)
   case EventKind::spot_notice: spot_notice(e.subject); break;
   case EventKind::pod_finish:
   case EventKind::pod_departure:
-    if (e.generation == m_pod_generation[e.subject] || e.kind == EventKind::pod_departure) {
+    if (e.kind == EventKind::pod_departure || e.generation == m_cluster.pod(e.subject).generation) {
       finish_pod(e.subject, e.kind == EventKind::pod_departure);
     }
     break;
@@ -969,19 +969,14 @@ report::EngineResult Engine::run(Controller& controller)
   m_result.engine = std::string(controller.name());
   find_reservations();
   const auto& workload = *m_input.workload;
+  std::unordered_map<const model::PodSpec*, std::uint32_t> slot_of; // the lower bound's, by template
   {
     const auto specs = distinct_specs(workload);
     auto bound = build_bound_model(*m_input.scenario, *m_input.catalog, controller.name(), specs,
                                    [&](const model::NodePool& pool) { return controller.pool_instance_types(pool); });
-    std::unordered_map<const model::PodSpec*, std::uint32_t> slot_of;
     for (std::size_t i = 0; i < specs.size(); ++i) {
       slot_of.emplace(specs[i].get(), static_cast<std::uint32_t>(i));
       m_slot_class.push_back(static_cast<std::uint32_t>(bound.class_of_spec[i]));
-    }
-    m_pod_slot.reserve(workload.size());
-    for (const auto& p : workload) {
-      auto it = p.spec ? slot_of.find(p.spec.get()) : slot_of.end();
-      m_pod_slot.push_back(it == slot_of.end() ? UINT32_MAX : it->second);
     }
     m_bound_demand.assign(specs.size(), model::Resources{});
     m_bound_min.assign(specs.size(), model::Resources{});
@@ -992,7 +987,6 @@ report::EngineResult Engine::run(Controller& controller)
   add_initial_state();
   const std::size_t pod_count = workload.size();
   m_cluster.reserve_pods(pod_count);
-  m_pod_generation.assign(pod_count, 0);
   if (m_input.release_workload != nullptr) {
     CAPSIM_CHECK(m_input.release_workload == m_input.workload, "engine: release_workload is not the workload");
     m_cluster.adopt_pods(std::move(*m_input.release_workload));
@@ -1000,6 +994,12 @@ report::EngineResult Engine::run(Controller& controller)
   } else {
     for (const auto& pod : workload) {
       m_cluster.add_pod(pod);
+    }
+  }
+  for (std::size_t i = 0; i < pod_count; ++i) {
+    auto& p = m_cluster.pod_mut(static_cast<PodIndex>(i));
+    if (const auto it = p.pod().spec ? slot_of.find(p.pod().spec.get()) : slot_of.end(); it != slot_of.end()) {
+      p.bound_slot = it->second;
     }
   }
   const auto& events = m_input.scenario->events;

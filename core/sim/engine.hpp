@@ -111,7 +111,6 @@ private:
   SimTime m_now = 0;
   std::size_t m_next_arrival = 0;
   std::vector<cluster::PodIndex> m_workload_pod; // workload index -> pod index
-  std::vector<std::uint32_t> m_pod_generation;
   std::vector<cluster::PodIndex> m_to_try; // pods kube-scheduler should (re)try
   std::vector<cluster::PodIndex> m_spare_candidates; // bind_pending's list, kept for its room
   // Node indices by name (for pods bound through spec.nodeName), for the first *_count nodes.
@@ -174,7 +173,6 @@ private:
   // step, summed into the template's class for the LP.
   void bound_advance(SimTime t);
   std::unique_ptr<report::LowerBoundSolver> m_bound_solver;
-  std::vector<std::uint32_t> m_pod_slot;   // per pod; UINT32_MAX = not in the bound
   std::vector<std::uint32_t> m_slot_class; // per slot: its class in the LP
   std::vector<model::Resources> m_bound_demand; // per slot: now
   std::vector<model::Resources> m_bound_min;    // per slot touched in this step: its minimum
