@@ -932,6 +932,12 @@ Outcome DisruptionController::single_node()
     if (i + k_ahead < ordered.size()) {
       cache.prefetch_remembered_stop(ordered[i + k_ahead]->node);
     }
+    if (i + k_ahead / 2 < ordered.size()) {
+      cache.prefetch_changed_stop(ordered[i + k_ahead / 2]->node, ordered[i + k_ahead / 2]->pods_revision, 1);
+    }
+    if (i + k_ahead / 4 < ordered.size()) {
+      cache.prefetch_changed_stop(ordered[i + k_ahead / 4]->node, ordered[i + k_ahead / 4]->pods_revision, 2);
+    }
     const Candidate& c = *ordered[i];
     if (budget[c.pool] == 0) {
       constrained = true;

@@ -1354,6 +1354,29 @@ void SolveCache::prefetch_remembered_stop(cluster::NodeIndex node) const
   }
 }
 
+void SolveCache::prefetch_changed_stop(cluster::NodeIndex node, std::uint64_t pods_revision, int stage) const
+{
+  const auto& q = m_impl->quick_stops;
+  if (node >= q.size() || q[node].kind != Impl::QuickStop::Kind::no_room || q[node].pods_revision == pods_revision) {
+    return;
+  }
+  const auto& v = m_impl->vetoes[node];
+  if (stage == 1) {
+    __builtin_prefetch(&v.pods);
+    __builtin_prefetch(&v.shapes);
+    return;
+  }
+  // (The pods' first lines, and the shapes' first: each takes a line of its own.)
+  const char* pods = reinterpret_cast<const char*>(v.pods.data());
+  __builtin_prefetch(pods);
+  __builtin_prefetch(pods + 64);
+  __builtin_prefetch(v.shape_of.data());
+  const std::size_t shapes = std::min<std::size_t>(v.shapes.size(), 4);
+  for (std::size_t k = 0; k < shapes; ++k) {
+    __builtin_prefetch(&v.shapes[k]);
+  }
+}
+
 const std::vector<const catalog::InstanceType*>& NodePoolInput::types() const
 {
   static const std::vector<const catalog::InstanceType*> k_none;
