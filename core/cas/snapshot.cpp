@@ -258,7 +258,7 @@ std::size_t Snapshot::add_copy(const cluster::NodeState& state, const std::strin
     fresh.labels[std::string(model::labels::k_hostname)] = name;
     CAPSIM_CHECK(copy.labels == fresh.labels && copy.taints == fresh.taints && copy.allocatable == fresh.allocatable
                      && copy.requested == fresh.requested && copy.daemon_requested == fresh.daemon_requested
-                     && copy.requirements == fresh.requirements && copy.instance_type == fresh.instance_type
+                     && copy.instance_type == fresh.instance_type
                      && copy.zone == fresh.zone && copy.capacity_type == fresh.capacity_type
                      && copy.lifecycle == fresh.lifecycle && copy.owner == fresh.owner && copy.pool == fresh.pool
                      && copy.disrupted_taint == fresh.disrupted_taint && copy.pods.empty(),

@@ -79,7 +79,6 @@ void Cluster::adopt_pods(std::vector<model::Pod> pods)
 
 NodeIndex Cluster::add_node(NodeState node)
 {
-  node.requirements = model::Requirements::from_labels(node.labels);
   node.pods_revision = ++m_pods_revisions;
   if (node.alive()) {
     ++m_alive_nodes;
@@ -208,11 +207,10 @@ void Cluster::mark_terminated(NodeIndex node, SimTime now)
   }
   n.lifecycle = NodeLifecycle::terminated;
   n.terminated_at = now;
-  // Its labels and their scheduling view are not asked for again (every reader walks live nodes;
-  // hostname and zone still answer from the name and zone), and its emptied pod list's room goes
-  // back to the heap for the nodes after it: a week launches tens of thousands of nodes, and the
-  // 1,000,000-pod week kept 70 MB of dead nodes' labels.
-  n.requirements = {};
+  // Its labels are not asked for again (every reader walks live nodes; hostname and zone still
+  // answer from the name and zone), and its emptied pod list's room goes back to the heap for the
+  // nodes after it: a week launches tens of thousands of nodes, and the 1,000,000-pod week kept
+  // 70 MB of dead nodes' labels.
   model::Labels().swap(n.labels);
   if (n.pods.empty()) {
     std::vector<PodIndex>().swap(n.pods);

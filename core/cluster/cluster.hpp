@@ -5,7 +5,6 @@
 #include "core/catalog/instance_type.hpp"
 #include "core/model/kube.hpp"
 #include "core/model/pod.hpp"
-#include "core/model/requirements.hpp"
 #include "core/model/resources.hpp"
 
 #include <cstdint>
@@ -128,7 +127,6 @@ struct NodeState
   std::string capacity_type;
   double price_per_hour = 0;
   model::Labels labels;
-  model::Requirements requirements; // labels as requirements (each key In [value]); emptied at termination
   std::vector<model::Taint> taints; // current taints (startup taints until initialized)
   model::Resources allocatable;
   // Every bound pod's requests PLUS one `pods` each (Pod::requests carries no pods entry),

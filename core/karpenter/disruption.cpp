@@ -370,7 +370,7 @@ bool DisruptionController::drifted(NodeIndex n)
   if (!d) {
     // RequirementsDrifted: the node's labels no longer satisfy the NodePool's requirements.
     if (m_requirements_drift[n] < 0) {
-      m_requirements_drift[n] = node.requirements.is_compatible(pool.requirements, false) ? 0 : 1;
+      m_requirements_drift[n] = model::Requirements::labels_compatible(node.labels, pool.requirements, false) ? 0 : 1;
     }
     d = m_requirements_drift[n] == 1;
   }

@@ -269,6 +269,21 @@ Requirements Requirements::from_labels(const std::map<std::string, std::string>&
   return r;
 }
 
+bool Requirements::labels_compatible(const std::map<std::string, std::string>& labels, const Requirements& incoming,
+                                     bool allow_undefined_well_known)
+{
+  Requirements own;
+  for (const auto& r : incoming.m_items) {
+    if (const auto it = labels.find(r.key); it != labels.end()) {
+      Requirement req;
+      req.key = it->first;
+      req.values = {it->second};
+      own.m_items.push_back(std::move(req)); // in incoming's order: sorted by key
+    }
+  }
+  return own.is_compatible(incoming, allow_undefined_well_known);
+}
+
 void Requirements::add(const Requirement& r)
 {
   auto it = std::lower_bound(m_items.begin(), m_items.end(), r.key,

@@ -82,6 +82,12 @@ public:
     return compatible(incoming, allow_undefined_well_known).empty();
   }
 
+  // from_labels(labels).is_compatible(incoming, ...), reading only the labels `incoming` names
+  // (the others make no difference): a node's dozens of labels are not all copied for the few
+  // keys a NodePool constrains.
+  [[nodiscard]] static bool labels_compatible(const std::map<std::string, std::string>& labels,
+                                              const Requirements& incoming, bool allow_undefined_well_known);
+
   // Labels a node created from these requirements would carry: keys with exactly one value.
   [[nodiscard]] std::map<std::string, std::string> single_value_labels() const;
 

@@ -282,7 +282,7 @@ std::string KarpenterPreview::drift_reason(NodeIndex n) const
   const auto& node = m_cluster.node(n);
   const auto& pool = m_sc.node_pools[node.pool];
   // RequirementsDrifted: the node's labels no longer satisfy the NodePool's requirements.
-  if (!node.requirements.is_compatible(pool.requirements, false)) {
+  if (!model::Requirements::labels_compatible(node.labels, pool.requirements, false)) {
     return "its labels no longer satisfy the requirements of NodePool " + pool.name;
   }
   const auto facts = m_dump.nodes.find(node.name);

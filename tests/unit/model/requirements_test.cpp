@@ -3,6 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <string>
+#include <vector>
+
 using namespace capsim::model;
 using capsim::Rng;
 
@@ -100,6 +104,47 @@ TEST_CASE("intersection_empty agrees with intersection().empty() on random pairs
   // Both outcomes are exercised.
   CHECK(empty > 500);
   CHECK(empty < 4500);
+}
+
+TEST_CASE("labels_compatible agrees with from_labels(labels).is_compatible on random labels and requirements",
+          "[model][requirements]")
+{
+  Rng rng(29);
+  const std::vector<std::string> keys{"a", "b", "team", std::string(labels::k_zone), "cpu"};
+  const std::vector<std::string> values{"1", "4", "16", "x", "y"};
+  const Operator ops[] = {Operator::in, Operator::not_in, Operator::exists, Operator::does_not_exist,
+                          Operator::gt, Operator::lt};
+  int compatible = 0;
+  for (int i = 0; i < 4000; ++i) {
+    std::map<std::string, std::string> node_labels;
+    for (const auto& k : keys) {
+      if (rng.below(2) == 0) {
+        node_labels[k] = values[rng.below(values.size())];
+      }
+    }
+    Requirements incoming;
+    for (const auto& k : keys) {
+      if (rng.below(3) != 0) {
+        continue;
+      }
+      const Operator op = ops[rng.below(6)];
+      std::vector<std::string> vs;
+      if (op == Operator::gt || op == Operator::lt) {
+        vs.push_back(std::to_string(rng.below(20)));
+      } else if (op == Operator::in || op == Operator::not_in) {
+        vs.push_back(values[rng.below(values.size())]);
+      }
+      incoming.add(Requirement::make(k, op, vs));
+    }
+    for (const bool allow : {false, true}) {
+      const bool expected = Requirements::from_labels(node_labels).is_compatible(incoming, allow);
+      CHECK(Requirements::labels_compatible(node_labels, incoming, allow) == expected);
+      compatible += expected ? 1 : 0;
+    }
+  }
+  // Both outcomes are exercised.
+  CHECK(compatible > 1000);
+  CHECK(compatible < 7000);
 }
 
 TEST_CASE("well-known labels include the AWS provider's additions and their known values", "[model][requirements]")
