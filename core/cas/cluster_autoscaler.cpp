@@ -828,14 +828,16 @@ std::vector<std::size_t> ClusterAutoscaler::scale_up(SimTime now, sim::Actuator&
       s.request = ScaleUpRequest{now, increase, now + m_settings.max_node_provision_time};
     }
     const auto& group = m_scenario.node_groups[info.group];
-    actuator.record({now, "scale-up", group.name, "launch",
-                     fmt::format("+{} node(s) ({} -> {}) for {} pod(s); planned as {} (expander {})", increase,
-                                 info.current_size, info.new_size, best.pods.size(),
-                                 templates[info.group]->node.instance_type != nullptr
-                                     ? templates[info.group]->node.instance_type->name
-                                     : std::string("?"),
-                                 m_settings.expander),
-                     0});
+    if (actuator.records_decisions()) {
+      actuator.record({now, "scale-up", group.name, "launch",
+                       fmt::format("+{} node(s) ({} -> {}) for {} pod(s); planned as {} (expander {})", increase,
+                                   info.current_size, info.new_size, best.pods.size(),
+                                   templates[info.group]->node.instance_type != nullptr
+                                       ? templates[info.group]->node.instance_type->name
+                                       : std::string("?"),
+                                   m_settings.expander),
+                       0});
+    }
     grown.push_back(info.group);
   }
   m_last_note.clear();

@@ -322,7 +322,7 @@ std::vector<NodeIndex> KarpenterController::launch_claims(SimTime now, const Sol
       req.nominated_pods = claim.pods;
       req.fallbacks = choice->fallbacks;
       node = actuator.launch(req);
-      if (node != k_none) {
+      if (node != k_none && actuator.records_decisions()) { // (a week launches tens of thousands)
         const auto& launched_node = cluster.node(node); // (a fallback override when the first had no capacity)
         actuator.record({now, "provisioning", launched_node.name, "launch",
                          fmt::format("{} {} {} ${:.4f}/h for {} pod(s) ({} option(s))", launched_node.instance_type->name,

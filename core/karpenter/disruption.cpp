@@ -933,10 +933,10 @@ Outcome DisruptionController::single_node()
       cache.prefetch_remembered_stop(ordered[i + k_ahead]->node);
     }
     if (i + k_ahead / 2 < ordered.size()) {
-      cache.prefetch_changed_stop(ordered[i + k_ahead / 2]->node, ordered[i + k_ahead / 2]->pods_revision, 1);
-    }
-    if (i + k_ahead / 4 < ordered.size()) {
-      cache.prefetch_changed_stop(ordered[i + k_ahead / 4]->node, ordered[i + k_ahead / 4]->pods_revision, 2);
+      const Candidate& ahead = *ordered[i + k_ahead / 2];
+      if (cache.prefetch_changed_stop(ahead.node, ahead.pods_revision)) {
+        ahead.reschedulable.prefetch();
+      }
     }
     const Candidate& c = *ordered[i];
     if (budget[c.pool] == 0) {

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -972,18 +973,24 @@ struct SolveCache::Impl
     bool operator==(const QuickStop&) const = default;
   };
   static_assert(sizeof(QuickStop) == 64);
-  struct QuickStopRest
+  struct alignas(64) QuickStopRest // (its first line holds all but the slack)
   {
     const model::PodSpec* spec = nullptr; // the stop pod's
     cluster::PodIndex pod = 0;            // the stop pod
     std::uint32_t summary_dims = 0;
     std::uint32_t keeps_spot_dims = 0; // no_room
     std::uint64_t templates = 0;       // no_room
+    // Where the record's lists lie (SolveCache::prefetch_changed_stop loads them ahead).
+    const cluster::PodIndex* listed_pods = nullptr;
+    const std::uint8_t* shape_of = nullptr;
+    const model::Resources* shapes = nullptr;
+    std::uint32_t shape_count = 0;
     // no_room: keeps_spot_for minus the summary's requests, the room left for the other pods.
     model::Resources slack;
 
     bool operator==(const QuickStopRest&) const = default;
   };
+  static_assert(sizeof(QuickStopRest) == 192 && offsetof(QuickStopRest, slack) == 64);
   std::vector<QuickStop> quick_stops; // by NodeIndex, as vetoes
   std::vector<QuickStopRest> quick_stops_rest;
 
@@ -1031,6 +1038,10 @@ struct SolveCache::Impl
     rest.summary_dims = v.summary.dims;
     rest.keeps_spot_dims = v.keeps_spot_dims;
     rest.templates = v.templates;
+    rest.listed_pods = v.pods.data();
+    rest.shape_of = v.shape_of.data();
+    rest.shapes = v.shapes.data();
+    rest.shape_count = static_cast<std::uint32_t>(v.shapes.size());
     rest.slack = v.keeps_spot_for - v.summary.requests;
   }
 
@@ -1354,27 +1365,24 @@ void SolveCache::prefetch_remembered_stop(cluster::NodeIndex node) const
   }
 }
 
-void SolveCache::prefetch_changed_stop(cluster::NodeIndex node, std::uint64_t pods_revision, int stage) const
+bool SolveCache::prefetch_changed_stop(cluster::NodeIndex node, std::uint64_t pods_revision) const
 {
-  const auto& q = m_impl->quick_stops;
-  if (node >= q.size() || q[node].kind != Impl::QuickStop::Kind::no_room || q[node].pods_revision == pods_revision) {
-    return;
+  const auto& stops = m_impl->quick_stops;
+  if (node >= stops.size() || stops[node].kind != Impl::QuickStop::Kind::no_room
+      || stops[node].pods_revision == pods_revision) {
+    return false;
   }
-  const auto& v = m_impl->vetoes[node];
-  if (stage == 1) {
-    __builtin_prefetch(&v.pods);
-    __builtin_prefetch(&v.shapes);
-    return;
-  }
-  // (The pods' first lines, and the shapes' first: each takes a line of its own.)
-  const char* pods = reinterpret_cast<const char*>(v.pods.data());
+  // (The pods' first lines, and the first shapes: each takes a line of its own.)
+  const auto& rest = m_impl->quick_stops_rest[node];
+  const char* pods = reinterpret_cast<const char*>(rest.listed_pods);
   __builtin_prefetch(pods);
   __builtin_prefetch(pods + 64);
-  __builtin_prefetch(v.shape_of.data());
-  const std::size_t shapes = std::min<std::size_t>(v.shapes.size(), 4);
+  __builtin_prefetch(rest.shape_of);
+  const std::size_t shapes = std::min<std::size_t>(rest.shape_count, 4);
   for (std::size_t k = 0; k < shapes; ++k) {
-    __builtin_prefetch(&v.shapes[k]);
+    __builtin_prefetch(rest.shapes + k);
   }
+  return true;
 }
 
 const std::vector<const catalog::InstanceType*>& NodePoolInput::types() const

@@ -269,10 +269,10 @@ public:
   // Starts loading what remembered_stop_holds reads first for the node (a pass asks about its
   // candidates in an order unrelated to where that lies in memory).
   void prefetch_remembered_stop(cluster::NodeIndex node) const;
-  // The next stages for a candidate whose pod list is not the remembered one (`pods_revision`
-  // differs), which remembered_stop_holds walks: once its remembered stop is loaded, the record's
-  // lists (`stage` 1), then what they hold (`stage` 2, once the record is loaded).
-  void prefetch_changed_stop(cluster::NodeIndex node, std::uint64_t pods_revision, int stage) const;
+  // The next stage, once that is loaded, for a candidate whose pod list is not the remembered one
+  // (`pods_revision` differs): the remembered lists, which remembered_stop_holds then walks along
+  // the candidate's own. Whether it is such a candidate.
+  bool prefetch_changed_stop(cluster::NodeIndex node, std::uint64_t pods_revision) const;
 
   // A new id for remembered_stop_holds' `hold` (never 0).
   [[nodiscard]] std::uint64_t new_hold() { return ++m_holds; }

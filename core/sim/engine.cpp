@@ -820,7 +820,10 @@ void Engine::spot_notice(NodeIndex index)
   if (n.instance_type != nullptr) {
     mark_unavailable(n.instance_type->name, n.zone, n.capacity_type, k_unavailable_offering_ttl);
   }
-  record({m_now, "interruption", n.name, "notice", fmt::format("spot instance reclaimed at {}", format_duration(reclaim)), 0});
+  if (records_decisions()) {
+    record({m_now, "interruption", n.name, "notice",
+            fmt::format("spot instance reclaimed at {}", format_duration(reclaim)), 0});
+  }
   if (m_controller != nullptr && m_controller->handles_interruption(n)) {
     delete_node(index, DeleteReason::spot_interruption);
   } else {
