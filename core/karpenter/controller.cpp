@@ -204,9 +204,22 @@ SimTime KarpenterController::nominated_until(NodeIndex node) const
   return node < m_nominated_until.size() ? m_nominated_until[node] : -1;
 }
 
-SolveInput KarpenterController::solve_input(const cluster::Cluster& /*cluster*/, const sim::Actuator& actuator) const
+SolveInput KarpenterController::solve_input(const cluster::Cluster& cluster, const sim::Actuator& actuator) const
 {
   SolveInput in;
+  fill_solve_input(in, cluster, actuator);
+  return in;
+}
+
+void KarpenterController::fill_solve_input(SolveInput& in, const cluster::Cluster& /*cluster*/,
+                                           const sim::Actuator& actuator) const
+{
+  in.cluster = nullptr;
+  in.pods.clear();
+  in.pods_start_with_pending = false;
+  in.candidate_pod_counts.clear();
+  in.excluded_nodes.clear();
+  in.node_pools.clear();
   if (m_static_pools || !m_all_present) {
     // The provisioner's scheduler skips static NodePools (nodepoolutils.IsStatic), and sees
     // only the NodePools that exist now.
@@ -219,18 +232,20 @@ SolveInput KarpenterController::solve_input(const cluster::Cluster& /*cluster*/,
     in.node_pools = m_pools;
   }
   in.daemon_sets = m_daemon_sets;
+  in.remaining_limits.clear();
   in.offering_available = [&actuator](const catalog::InstanceType& type, const catalog::Offering& o) {
     return actuator.offering_launchable(type, o);
   };
   in.availability_version = actuator.availability_version();
+  in.reservation_used = nullptr;
   if (m_reservations) {
     in.reservation_used = [&actuator](std::string_view id) { return actuator.reservation_used(id); };
   }
+  in.options = SolveOptions{};
   in.options.ignore_preferences = m_scenario.settings.karpenter.preference_policy_ignore;
   in.options.min_values_best_effort = m_scenario.settings.karpenter.min_values_best_effort;
   in.options.max_instance_types = 600;
   in.cache = m_cache.get();
-  return in;
 }
 
 #ifndef NDEBUG

@@ -100,6 +100,8 @@ public:
 
   // Build the SolveInput shared by provisioning and consolidation simulations.
   [[nodiscard]] SolveInput solve_input(const cluster::Cluster& cluster, const sim::Actuator& actuator) const;
+  // solve_input() into `in`, whatever it held, keeping its buffers.
+  void fill_solve_input(SolveInput& in, const cluster::Cluster& cluster, const sim::Actuator& actuator) const;
 
   // Launch the NodeClaims of a Solve: pick the offering and ask the cloud. Returns launched
   // node indices (k_none for claims that failed with insufficient capacity).

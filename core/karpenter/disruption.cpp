@@ -115,7 +115,28 @@ private:
   [[nodiscard]] std::string describe(const Command& cmd) const;
   [[nodiscard]] sim::DeleteReason delete_reason(const Command& cmd) const;
 
-  [[nodiscard]] SimulationContext sim_context();
+  // A simulation context on the buffers the last one left (SimulationContext::Scratch), which
+  // it hands back when it goes.
+  class LentContext
+  {
+  public:
+    LentContext(SimulationContext ctx, SimulationContext::Scratch& home) : context(std::move(ctx)), m_home(home)
+    {
+      context.scratch = std::move(home);
+      context.scratch.recycle();
+    }
+    ~LentContext() { m_home = std::move(context.scratch); }
+    LentContext(const LentContext&) = delete;
+    LentContext& operator=(const LentContext&) = delete;
+    LentContext(LentContext&&) = delete;
+    LentContext& operator=(LentContext&&) = delete;
+
+    SimulationContext context;
+
+  private:
+    SimulationContext::Scratch& m_home;
+  };
+  [[nodiscard]] LentContext sim_context();
   [[nodiscard]] CandidateContext candidate_context();
   // PodDisruptionBudget status, computed once per step when first needed.
   const PdbLimits* pdbs();
@@ -187,6 +208,7 @@ private:
   std::vector<Candidate> m_multi_batch; // multi-node's disruptable candidates then
   CandidateOrder m_order; // sort_candidates' last order
   std::vector<const Candidate*> m_ordered; // single_node's interleaved order (room kept)
+  SimulationContext::Scratch m_scratch;     // the last simulation context's buffers (sim_context)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -337,7 +359,7 @@ const PdbLimits* DisruptionController::pdbs()
   return m_pdbs.get();
 }
 
-SimulationContext DisruptionController::sim_context()
+DisruptionController::LentContext DisruptionController::sim_context()
 {
   SimulationContext ctx;
   ctx.controller = &m_ctl;
@@ -348,7 +370,7 @@ SimulationContext DisruptionController::sim_context()
   ctx.version = version();
   ctx.spot_to_spot = scenario().settings.karpenter.spot_to_spot_consolidation;
   ctx.reasons = m_act->records_decisions();
-  return ctx;
+  return {std::move(ctx), m_scratch};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -749,7 +771,8 @@ Outcome DisruptionController::drift()
   // Empty candidates first: fewer pods move twice.
   std::stable_partition(cands.begin(), cands.end(), [](const Candidate& c) { return c.reschedulable.empty(); });
   const auto budget = budget_mapping(pools(), *m_cluster, model::DisruptionReason::drifted, m_now);
-  const SimulationContext ctx = sim_context();
+  const LentContext lent = sim_context();
+  const SimulationContext& ctx = lent.context;
   for (auto& c : cands) {
     if (budget[c.pool] == 0) {
       keep(Method::drift, c.node,
@@ -842,7 +865,7 @@ std::optional<Command> DisruptionController::first_n_consolidation(std::span<con
       return balanced_approves(cmd, pools(), totals, nullptr);
     };
   }
-  return karpenter::first_n_consolidation(sim_context(), cands, max, available, approve);
+  return karpenter::first_n_consolidation(sim_context().context, cands, max, available, approve);
 }
 
 Outcome DisruptionController::multi_node()
@@ -918,7 +941,8 @@ Outcome DisruptionController::single_node()
   interleave_pools(cands, ordered);
   const bool balanced = any_balanced();
   const auto totals = balanced ? pool_totals<const Candidate*>(cands) : std::vector<PoolTotals>{};
-  const SimulationContext ctx = sim_context();
+  const LentContext lent = sim_context();
+  const SimulationContext& ctx = lent.context;
   bool constrained = false;
   // Most candidates are answered by their remembered stop in well under a microsecond, mostly
   // spent waiting for memory: what the next ones read is loaded ahead.
@@ -1027,7 +1051,7 @@ bool DisruptionController::validate(Command& cmd, std::string* why)
     --budget[now->pool];
     updated.push_back(*now);
   }
-  const Simulation sim = simulate_scheduling(sim_context(), updated, true);
+  const Simulation sim = simulate_scheduling(sim_context().context, updated, true);
   if (!sim.failure.empty()) {
     *why = sim.failure;
     return false;

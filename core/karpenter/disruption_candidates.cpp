@@ -289,7 +289,15 @@ PodFacts facts_of(const cluster::PodState& ps)
 
 void set_list(CandidateMemo& m, const cluster::NodeState& node)
 {
-  m.reschedulable = PodList::sorted(node.pods);
+  // Most lists change a pod at a time, and by then no candidate holds the last one: it is written
+  // again in place, with room for a few more pods.
+  const std::size_t n = node.pods.size();
+  if (n <= m.list_room && m.reschedulable.sole_owner()) {
+    m.reschedulable.rewrite_sorted(node.pods);
+  } else {
+    m.list_room = static_cast<std::uint32_t>(n + n / 2 + 4);
+    m.reschedulable = PodList::sorted(node.pods, m.list_room);
+  }
   m.list_current = true;
 }
 
@@ -369,26 +377,37 @@ double lifetime_left(const cluster::NodeState& node, SimTime now)
 CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, DisruptionClass disruption_class)
 {
   CandidateCheck out;
+  make_candidate(ctx, index, disruption_class, out);
+  return out;
+}
+
+void make_candidate(const CandidateContext& ctx, NodeIndex index, DisruptionClass disruption_class,
+                    CandidateCheck& out)
+{
+  out.candidate.reset();
+  out.blocked.clear();
+  out.lasting = false;
+  out.all_cost = 0;
   const auto& cluster = *ctx.cluster;
   const auto& node = cluster.node(index);
   if (node.owner != cluster::NodeOwner::node_pool || !node.alive() || node.lifecycle != NodeLifecycle::ready
       || node.disrupted_taint || (ctx.in_queue && ctx.in_queue(index))) {
     out.lasting = true;
-    return out; // unmanaged, not initialized, deleting / marked for deletion, or in a command
+    return; // unmanaged, not initialized, deleting / marked for deletion, or in a command
   }
   if (ctx.pools == nullptr || node.pool >= ctx.pools->size()) {
     out.blocked = "NodePool not found";
     out.lasting = true;
-    return out;
+    return;
   }
   if (ctx.nominated_until(index) > ctx.now) {
     out.blocked = "node is nominated for a pending pod";
-    return out;
+    return;
   }
   if (node.do_not_disrupt) {
     out.blocked = "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation on the node";
     out.lasting = true;
-    return out;
+    return;
   }
   const auto& pool_input = (*ctx.pools)[node.pool];
   std::unique_ptr<CandidateMemo> local; // made only without a memo table (a pointer: cheap to skip)
@@ -431,7 +450,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
           const SimTime until = ps.started_at - pod.started_before + pod.spec->do_not_disrupt;
           out.blocked += " (until t=" + format_duration(until) + ")";
         }
-        return out;
+        return;
       }
     }
   }
@@ -445,7 +464,7 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
         const std::string why = ctx.pdbs->eviction_blocker(ps.pod());
         if (!why.empty()) {
           out.blocked = "pod " + pod_name(ps) + ": " + why;
-          return out;
+          return;
         }
       }
     }
@@ -466,7 +485,6 @@ CandidateCheck make_candidate(const CandidateContext& ctx, NodeIndex index, Disr
   // (PDBs answer by every pod's state. A do-not-disrupt pod that does not block now never will:
   // its duration runs from its start, and it has started.)
   out.lasting = ctx.pdbs == nullptr || ctx.pdbs->empty();
-  return out;
 }
 
 const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const CandidateContext& ctx,
@@ -601,7 +619,9 @@ void CandidateChecks::recheck(const CandidateContext& ctx, Entry& e)
   const auto& cluster = *ctx.cluster;
   e.stamp = cluster.node_stamp(e.node);
   e.pods_revision = cluster.node(e.node).pods_revision;
-  e.check = make_candidate(ctx, e.node, DisruptionClass::graceful);
+  // (In place: the node's reason keeps its buffer, and its memo's pod list, no longer shared with
+  // the last candidate, may be written again.)
+  make_candidate(ctx, e.node, DisruptionClass::graceful, e.check);
   e.due = {Entry::k_unknown, Entry::k_unknown};
   const auto& c = e.check.candidate;
   e.maybe_empty = c && (is_empty(*c, true) || is_empty(*c, false));

@@ -107,6 +107,25 @@ public:
     std::sort(out.m_pods.get(), out.m_pods.get() + out.m_size);
     return out;
   }
+  // The same in an allocation with room for `room` pods (at least pods.size()), which
+  // rewrite_sorted() may fill again.
+  [[nodiscard]] static PodList sorted(std::span<const cluster::PodIndex> pods, std::size_t room)
+  {
+    PodList out;
+    out.m_pods = std::make_shared_for_overwrite<cluster::PodIndex[]>(room);
+    out.m_data = out.m_pods.get();
+    out.rewrite_sorted(pods);
+    return out;
+  }
+  // Whether no other list shares this one's allocation: it may then be written again.
+  [[nodiscard]] bool sole_owner() const { return m_pods && m_pods.use_count() == 1; }
+  // This list, sole owner of an allocation with room for them, becomes `pods` in ascending order.
+  void rewrite_sorted(std::span<const cluster::PodIndex> pods)
+  {
+    std::copy(pods.begin(), pods.end(), m_pods.get());
+    m_size = pods.size();
+    std::sort(m_pods.get(), m_pods.get() + m_size);
+  }
 
   // (From the pointer kept here: the shared vector's own header is far away, and most callers
   // pass the span on without reading it.)
@@ -163,6 +182,7 @@ struct CandidateMemo
   std::uint32_t do_not_disrupt_pods = 0; // pods that ask for do-not-disrupt (expiry needs the clock)
   std::uint32_t unplain_pods = 0;        // pods without a spec or asking for do-not-disrupt
   bool list_current = false;             // reschedulable is the node's pod list
+  std::uint32_t list_room = 0;           // pods reschedulable's allocation has room for
   PodList reschedulable;
   double all_cost = 0;
   double reschedule_cost = 1.0;
@@ -276,6 +296,9 @@ struct CandidateCheck
 
 [[nodiscard]] CandidateCheck make_candidate(const CandidateContext& ctx, cluster::NodeIndex node,
                                             DisruptionClass disruption_class);
+// The same into `out`, whatever it held (its buffers kept).
+void make_candidate(const CandidateContext& ctx, cluster::NodeIndex node, DisruptionClass disruption_class,
+                    CandidateCheck& out);
 
 // make_candidate's graceful answers for every NodePool node of a cluster, in alive order, kept
 // from one disruption step to the next: a node's answer is worked out again only when its record

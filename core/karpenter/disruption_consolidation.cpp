@@ -262,9 +262,11 @@ SimulationStart start_simulation(const SimulationContext& ctx, std::span<const C
     end_simulation({&*ctx.scratch.input, *held});
     held.reset();
   }
-  if (!ctx.scratch.input) {
-    ctx.scratch.input = ctx.controller->solve_input(cluster, *ctx.actuator);
+  if (!ctx.scratch.input_current) {
+    ctx.controller->fill_solve_input(ctx.scratch.input ? *ctx.scratch.input : ctx.scratch.input.emplace(), cluster,
+                                     *ctx.actuator);
     ctx.scratch.input->cluster = &cluster;
+    ctx.scratch.input_current = true;
   }
   SolveInput& in = *ctx.scratch.input;
   SimulationStart out{&in, in.options};
@@ -329,6 +331,25 @@ SimulationStart start_simulation(const SimulationContext& ctx, std::span<const C
   out.no_pdbs = ctx.pdbs == nullptr || ctx.pdbs->empty();
   return out;
 }
+
+} // namespace
+
+void SimulationContext::Scratch::recycle()
+{
+  input_current = false;
+  pods_begin_with_pending = false;
+  candidates.clear();
+  from_deleting.clear();
+  v113.reset();
+  after_listed = false;
+  after.clear();
+  stopped_candidates.clear();
+  stop_pod = cluster::k_none;
+  held_stop_check.reset();
+  hold = 0;
+}
+
+namespace {
 
 void end_simulation(const SimulationStart& start)
 {

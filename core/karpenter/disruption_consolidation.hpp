@@ -59,10 +59,12 @@ struct SimulationContext
   // node, in node order: worked out on the first simulation, since a context is used while
   // the cluster stands still (a pass simulates each candidate against the same cluster).
   mutable std::optional<std::vector<std::pair<cluster::NodeIndex, cluster::PodIndex>>> deleting_pods;
-  // Buffers the simulations run with this context reuse (a pass runs thousands).
+  // Buffers the simulations run with this context reuse (a pass runs thousands). A caller that
+  // runs many contexts may hand one context's on to the next (recycle()): a poll makes two.
   struct Scratch
   {
     std::optional<SolveInput> input;      // the controller's solve input, made on first use
+    bool input_current = false;           // `input` is this context's (not a recycled one's)
     bool pods_begin_with_pending = false; // input->pods still starts with the cluster's pending pods
     std::vector<cluster::NodeIndex> candidates;
     std::vector<cluster::PodIndex> from_deleting;
@@ -78,6 +80,9 @@ struct SimulationContext
     // the options to restore before any other simulation starts, while it is held.
     std::optional<SolveOptions> held_stop_check;
     std::uint64_t hold = 0; // remembered_stop_holds' id of the hold (SolveCache::new_hold)
+
+    // As made, keeping the buffers (the input is filled again on first use).
+    void recycle();
   };
   mutable Scratch scratch;
 };
