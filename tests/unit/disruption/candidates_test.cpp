@@ -352,6 +352,69 @@ TEST_CASE("make_candidate answers the same with its per-node memo as without, as
   CHECK(std::count(a.candidate->reschedulable.begin(), a.candidate->reschedulable.end(), pods[6]) == 0);
 }
 
+TEST_CASE("make_candidate: a candidate's pod list stays as made while the node's memo writes its list again",
+          "[disruption][candidates]")
+{
+  MemoCluster mc;
+  auto& c = mc.c;
+  const auto node = mc.node("node-0", 10 * k_hour);
+  auto spec = std::make_shared<model::PodSpec>();
+  std::vector<cluster::PodIndex> pods;
+  for (int i = 0; i < 6; ++i) {
+    model::Pod p;
+    p.name = "pod-" + std::to_string(i);
+    p.spec = spec;
+    pods.push_back(c.add_pod(p));
+  }
+  CandidateMemos memo;
+  const CandidateContext ctx = mc.context(&memo);
+  const auto sorted_pods = [&] {
+    std::vector<cluster::PodIndex> v(c.node(node).pods.begin(), c.node(node).pods.end());
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  const auto list_of = [](const CandidateCheck& check) {
+    REQUIRE(check.candidate.has_value());
+    const auto span = check.candidate->reschedulable.span();
+    return std::vector<cluster::PodIndex>(span.begin(), span.end());
+  };
+
+  // Bound in an order that is not the index order (the list is sorted).
+  for (const std::size_t i : {2U, 0U, 1U}) {
+    c.bind(pods[i], node, 0);
+  }
+  const CandidateCheck held = make_candidate(ctx, node, DisruptionClass::graceful);
+  const auto held_list = list_of(held);
+  CHECK(held_list == std::vector<cluster::PodIndex>{pods[0], pods[1], pods[2]});
+
+  // The list changes while `held` shares the memo's: a new list is made, the held one stays.
+  c.bind(pods[4], node, 0);
+  CandidateCheck check;
+  make_candidate(ctx, node, DisruptionClass::graceful, check);
+  CHECK(list_of(check) == sorted_pods());
+  CHECK(list_of(held) == held_list);
+
+  // Made again into the same check, which alone shared the memo's list: written in place.
+  const auto* before = check.candidate->reschedulable.span().data();
+  c.bind(pods[3], node, 0);
+  c.unbind(pods[0], 0);
+  make_candidate(ctx, node, DisruptionClass::graceful, check);
+  CHECK(check.candidate->reschedulable.span().data() == before);
+  CHECK(list_of(check) == sorted_pods());
+  CHECK(list_of(held) == held_list);
+
+  // A check made into from one that was blocked or held another node's answer is as a fresh one.
+  CandidateCheck reused;
+  reused.blocked = "left over";
+  reused.lasting = true;
+  make_candidate(ctx, node, DisruptionClass::graceful, reused);
+  const CandidateCheck fresh = make_candidate(ctx, node, DisruptionClass::graceful);
+  CHECK(reused.blocked == fresh.blocked);
+  CHECK(reused.lasting == fresh.lasting);
+  CHECK(reused.all_cost == fresh.all_cost);
+  CHECK(list_of(reused) == list_of(fresh));
+}
+
 TEST_CASE("make_candidate: a NodePool's new revision gives the memo its new instance types", "[disruption][candidates]")
 {
   // A later EC2NodeClass version rebuilds its NodePools' types (new objects, e.g. more pods per
