@@ -44,14 +44,10 @@ PodIndex PodTable::add(model::Pod pod)
 void PodTable::adopt(std::vector<model::Pod> pods)
 {
   m_states.reserve(m_states.size() + pods.size());
-  m_adopted_start = static_cast<PodIndex>(m_states.size());
   for (auto& p : pods) {
     m_states.emplace_back().m_pod = &p;
   }
   m_blocks.push_back(std::move(pods)); // a moved vector keeps its buffer
-  m_adopted_block = m_blocks.size() - 1;
-  m_adopted = m_blocks.back().data();
-  m_adopted_size = m_blocks.back().size();
 }
 
 void PodTable::reserve(std::size_t n)
@@ -66,9 +62,6 @@ void PodTable::relink()
     for (auto& p : block) {
       m_states[i++].m_pod = &p;
     }
-  }
-  if (m_adopted != nullptr) {
-    m_adopted = m_blocks[m_adopted_block].data();
   }
 }
 

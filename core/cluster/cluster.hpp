@@ -7,7 +7,6 @@
 #include "core/model/pod.hpp"
 #include "core/model/resources.hpp"
 
-#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -94,24 +93,6 @@ public:
   PodIndex add(model::Pod pod);
   // Takes the vector whole as the next block: its pods are not moved.
   void adopt(std::vector<model::Pod> pods);
-
-  // Loads pod i's state and, when it came in the last adopted block, the lines of its pod that
-  // binding reads (up to its requests), without reading the state for the pod's address.
-  void prefetch(PodIndex i) const
-  {
-    if (i >= m_states.size()) {
-      return;
-    }
-    __builtin_prefetch(&m_states[i]);
-    if (i - m_adopted_start < m_adopted_size) {
-      const auto* pod = reinterpret_cast<const char*>(m_adopted + (i - m_adopted_start));
-      constexpr std::size_t k_read = offsetof(model::Pod, requests) + sizeof(model::Resources);
-      for (std::size_t at = 0; at < k_read; at += 64) {
-        __builtin_prefetch(pod + at);
-      }
-      __builtin_prefetch(pod + k_read - 1);
-    }
-  }
   // Room for n states: the table does not move while it fills.
   void reserve(std::size_t n);
 
@@ -120,12 +101,6 @@ private:
 
   std::vector<PodState> m_states;
   std::vector<std::vector<model::Pod>> m_blocks;
-  // The last adopted block (for prefetch): its first pod's index, its position in m_blocks, its
-  // pods (set again by relink()).
-  PodIndex m_adopted_start = 0;
-  std::size_t m_adopted_block = 0;
-  const model::Pod* m_adopted = nullptr;
-  std::size_t m_adopted_size = 0;
 };
 
 // Whether a pod's karpenter.sh/do-not-disrupt annotation is in force at `now`: "true" always; a
@@ -207,8 +182,6 @@ public:
   [[nodiscard]] const std::vector<NodeState>& nodes() const { return m_nodes; }
 
   [[nodiscard]] const PodState& pod(PodIndex i) const { return m_pods[i]; }
-  // Loads pod i's state and pod ahead of use (PodTable::prefetch).
-  void prefetch_pod(PodIndex i) const { m_pods.prefetch(i); }
 
   [[nodiscard]] const NodeState& node(NodeIndex i) const { return m_nodes[i]; }
 

@@ -2894,14 +2894,6 @@ std::vector<Binding> KubeScheduler::bind_pending(cluster::Cluster& cluster, SimT
   return out;
 }
 
-void KubeScheduler::prefetch_pod(cluster::PodIndex pod) const
-{
-  // (apply() reads the pod's group when the pass syncs its unbinding.)
-  if (pod < m_state->pod_group.size()) {
-    __builtin_prefetch(&m_state->pod_group[pod]);
-  }
-}
-
 void KubeScheduler::place(const cluster::Cluster& cluster, std::span<const cluster::PodIndex> candidates,
                           const BindFn& bind)
 {

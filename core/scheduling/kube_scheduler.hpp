@@ -123,9 +123,6 @@ public:
   // node(s) didn't match Pod's node affinity/selector." (reasons sorted as upstream sorts them).
   [[nodiscard]] std::string explain(const cluster::Cluster& cluster, const model::Pod& pod);
 
-  // Loads what the next pass reads of cluster pod `pod` ahead (a pod about to be unbound).
-  void prefetch_pod(cluster::PodIndex pod) const;
-
 private:
   struct State;
   std::unique_ptr<State> m_state;

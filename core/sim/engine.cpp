@@ -889,22 +889,6 @@ void Engine::bind_pending()
   m_spare_candidates = std::move(candidates);
 }
 
-Event Engine::pop_event()
-{
-  const Event e = m_queue.pop();
-  // A pod's end comes a run time after it started: its state, its pod and the scheduler's entry
-  // for it are long out of the cache. Loaded now, they are in by the time the next event is
-  // handled (after this one, or after a scheduling pass and a controller step when it is later).
-  if (!m_queue.empty()) {
-    const Event next = m_queue.top();
-    if (next.kind == EventKind::pod_finish || next.kind == EventKind::pod_departure) {
-      m_cluster.prefetch_pod(next.subject);
-      m_placer_state.scheduler.prefetch_pod(next.subject);
-    }
-  }
-  return e;
-}
-
 void Engine::handle(const Event& e)
 {
   switch (e.kind) {
@@ -1049,14 +1033,14 @@ report::EngineResult Engine::run(Controller& controller)
     }
     advance_to(next);
     while (!m_queue.empty() && m_queue.top().time == m_now && m_queue.top().phase == Phase::cloud) {
-      handle(pop_event());
+      handle(m_queue.pop());
     }
     while (m_next_arrival < pod_count && m_cluster.pod(static_cast<PodIndex>(m_next_arrival)).pod().arrival <= m_now) {
       arrive(static_cast<PodIndex>(m_next_arrival));
       ++m_next_arrival;
     }
     while (!m_queue.empty() && m_queue.top().time == m_now && m_queue.top().phase != Phase::sample) {
-      handle(pop_event());
+      handle(m_queue.pop());
     }
     bind_pending();
     if (m_controller_triggered || (m_controller_next >= 0 && m_controller_next <= m_now)) {
@@ -1069,7 +1053,7 @@ report::EngineResult Engine::run(Controller& controller)
       bind_pending();
     }
     while (!m_queue.empty() && m_queue.top().time == m_now) {
-      handle(pop_event());
+      handle(m_queue.pop());
     }
     if (m_input.progress && m_input.end > 0) {
       const double f = static_cast<double>(m_now) / static_cast<double>(m_input.end);

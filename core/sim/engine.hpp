@@ -83,8 +83,6 @@ private:
   void apply_daemon_overhead(cluster::NodeIndex node);
   void advance_to(SimTime t);
   void handle(const Event& e);
-  // The queue's next event, with the pod of the one after it loaded ahead.
-  Event pop_event();
   void arrive(cluster::PodIndex pod);
   void start_pod(cluster::PodIndex pod);
   void finish_pod(cluster::PodIndex pod, bool deleted);
