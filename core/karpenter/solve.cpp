@@ -790,8 +790,11 @@ struct SolveCache::Impl
   {
     std::string name;
     ReqSet labels;
-    ReqSet labels_with_host; // labels with hostname In [hostname]
+    std::optional<ReqSet> with_host; // labels with hostname In [hostname], when labels lack it
     ValueId hostname = 0;
+
+    // The labels with hostname In [hostname] (a node's own labels name it, as a Node's do).
+    [[nodiscard]] const ReqSet& labels_with_host() const { return with_host ? *with_host : labels; }
   };
   std::vector<std::unique_ptr<Node>> nodes; // by NodeIndex
   // What the caches below depend on in the NodePools, and a generation bumped when any of it
@@ -1212,8 +1215,11 @@ struct SolveCache::Impl
       e->labels = labels_to_req_set(n.labels, in);
       auto it = n.labels.find(std::string(model::labels::k_hostname));
       e->hostname = in.value(it != n.labels.end() ? it->second : n.name);
-      e->labels_with_host = e->labels;
-      e->labels_with_host.set(make_in(in.k_hostname, e->hostname));
+      const Req host = make_in(in.k_hostname, e->hostname);
+      if (const Req* named = e->labels.find(in.k_hostname); named == nullptr || *named != host) {
+        e->with_host = e->labels;
+        e->with_host->set(host);
+      }
     }
     return *e;
   }
@@ -2502,7 +2508,7 @@ void Scheduler::fill_existing(ExistingNode& e, cluster::NodeIndex i) const
   const auto& cached = m_cache.node(i, n);
   e.index = i;
   e.node = &n;
-  e.base_reqs = &cached.labels_with_host;
+  e.base_reqs = &cached.labels_with_host();
   e.hostname = cached.hostname;
   e.initialized = n.lifecycle == cluster::NodeLifecycle::ready;
   e.pool_owned = n.owner == cluster::NodeOwner::node_pool;
