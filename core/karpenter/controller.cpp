@@ -360,7 +360,8 @@ void KarpenterController::provision(SimTime now, const cluster::Cluster& cluster
   if (m_pools.empty() || (pending.empty() && m_disrupted.nodes.empty())) {
     return;
   }
-  SolveInput in = solve_input(cluster, actuator);
+  SolveInput& in = m_provision_input;
+  fill_solve_input(in, cluster, actuator);
   in.cluster = &cluster;
   in.options.strict_reservations = true; // the provisioner's DisableReservedCapacityFallback
   in.pods.assign(pending.begin(), pending.end());

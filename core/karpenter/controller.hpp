@@ -182,6 +182,7 @@ private:
   std::uint64_t m_pool_revisions = 0; // the last NodePoolInput::revision handed out
   std::vector<model::PodSpecPtr> m_daemon_sets;
   std::unique_ptr<SolveCache> m_cache;
+  SolveInput m_provision_input; // provision()'s, filled again on each run (its buffers kept)
   LaunchMemo m_launch_memo;
   bool m_reservations = false; // some offering is in a capacity reservation
   bool m_static_pools = false;  // some NodePool (version) sets spec.replicas
