@@ -34,7 +34,7 @@ bool within(ValueId v, const std::optional<std::int64_t>& gte, const std::option
   return (!gte || *x >= *gte) && (!lte || *x <= *lte);
 }
 
-bool contains(const std::vector<ValueId>& sorted, ValueId v)
+bool contains(const ValueList& sorted, ValueId v)
 {
   return std::binary_search(sorted.begin(), sorted.end(), v);
 }
@@ -219,7 +219,8 @@ Req req_intersection(const Req& a, const Req& b, const Interner& in)
                           std::back_inserter(r.values));
   }
   if (gte || lte) {
-    std::erase_if(r.values, [&](ValueId v) { return !within(v, gte, lte, in); });
+    r.values.erase(std::remove_if(r.values.begin(), r.values.end(), [&](ValueId v) { return !within(v, gte, lte, in); }),
+                   r.values.end());
   }
   if (r.complement) {
     r.gte = gte;

@@ -2,6 +2,7 @@
 
 #include "core/model/kube.hpp"
 #include "core/model/requirements.hpp"
+#include "core/karpenter/value_list.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -86,7 +87,7 @@ struct Req
 {
   KeyId key = 0;
   bool complement = false;
-  std::vector<ValueId> values; // sorted, unique
+  ValueList values; // sorted, unique
   std::optional<std::int64_t> gte;
   std::optional<std::int64_t> lte;
   std::optional<int> min_values;
