@@ -219,8 +219,8 @@ Req req_intersection(const Req& a, const Req& b, const Interner& in)
                           std::back_inserter(r.values));
   }
   if (gte || lte) {
-    r.values.erase(std::remove_if(r.values.begin(), r.values.end(), [&](ValueId v) { return !within(v, gte, lte, in); }),
-                   r.values.end());
+    const auto outside = [&](ValueId v) { return !within(v, gte, lte, in); };
+    r.values.erase(std::remove_if(r.values.begin(), r.values.end(), outside), r.values.end());
   }
   if (r.complement) {
     r.gte = gte;
