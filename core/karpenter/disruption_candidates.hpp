@@ -107,12 +107,12 @@ public:
     std::sort(out.m_pods.get(), out.m_pods.get() + out.m_size);
     return out;
   }
-  // The same in an allocation with room for `room` pods (at least pods.size()), which
+  // The same in an allocation with room for `room` pods (or pods.size(), if more), which
   // rewrite_sorted() may fill again.
   [[nodiscard]] static PodList sorted(std::span<const cluster::PodIndex> pods, std::size_t room)
   {
     PodList out;
-    out.m_pods = std::make_shared_for_overwrite<cluster::PodIndex[]>(room);
+    out.m_pods = std::make_shared_for_overwrite<cluster::PodIndex[]>(std::max(room, pods.size()));
     out.m_data = out.m_pods.get();
     out.rewrite_sorted(pods);
     return out;

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "core/karpenter/value_list.hpp"
 #include "core/model/kube.hpp"
 #include "core/model/requirements.hpp"
-#include "core/karpenter/value_list.hpp"
 
 #include <cstdint>
 #include <optional>

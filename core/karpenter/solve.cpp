@@ -793,7 +793,8 @@ struct SolveCache::Impl
     std::optional<ReqSet> with_host; // labels with hostname In [hostname], when labels lack it
     ValueId hostname = 0;
 
-    // The labels with hostname In [hostname] (a node's own labels name it, as a Node's do).
+    // The labels with hostname In [hostname]: the labels themselves when they name it already
+    // (a launched node's do).
     [[nodiscard]] const ReqSet& labels_with_host() const { return with_host ? *with_host : labels; }
   };
   std::vector<std::unique_ptr<Node>> nodes; // by NodeIndex
