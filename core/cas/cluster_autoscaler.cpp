@@ -21,6 +21,7 @@ using cluster::NodeIndex;
 using cluster::NodeLifecycle;
 using cluster::PodIndex;
 
+constexpr std::size_t k_none_position = SIZE_MAX; // reuse_base: not in the kept snapshot
 // The AWS cloud provider refreshes its ASG cache (and sees failed scaling activities) once
 // a minute (aws_manager.go refreshInterval).
 constexpr Duration k_asg_refresh_interval = k_minute;
@@ -512,18 +513,36 @@ bool ClusterAutoscaler::reuse_base(const cluster::Cluster& cluster, bool any_ant
   }
   std::sort(changed.begin(), changed.end());
   changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
-  for (const NodeIndex i : changed) {
-    if (listed(cluster.node(i)) != std::binary_search(b.listed.begin(), b.listed.end(), i)) {
-      return false; // a node joins or leaves the snapshot: built anew
-    }
-  }
+  // The snapshot lists the nodes in index order: a node that leaves is taken out and one that
+  // joins is put in at its place, as a snapshot built anew would have them (nodes join or leave in
+  // a tenth of a week's loops, and building it anew read every node again). Those that leave go
+  // first, from the back; the changed nodes that stay are refreshed before any joins.
+  const bool moves = std::any_of(changed.begin(), changed.end(), [&](NodeIndex i) {
+    return listed(cluster.node(i)) != std::binary_search(b.listed.begin(), b.listed.end(), i);
+  });
   m_snapshot.revert(b.mark);
   m_snapshot.set_ignore_node_name(false);
-  for (const NodeIndex i : changed) {
+  const auto position = [&b](NodeIndex i) {
     const auto at = std::lower_bound(b.listed.begin(), b.listed.end(), i);
-    if (at != b.listed.end() && *at == i) {
-      m_snapshot.refresh_node(static_cast<std::size_t>(at - b.listed.begin()), snap_node(cluster, i),
-                              any_anti_affinity);
+    return at != b.listed.end() && *at == i ? static_cast<std::size_t>(at - b.listed.begin()) : k_none_position;
+  };
+  for (auto it = changed.rbegin(); moves && it != changed.rend(); ++it) {
+    if (const auto at = position(*it); at != k_none_position && !listed(cluster.node(*it))) {
+      m_snapshot.erase_node(at, any_anti_affinity);
+      b.listed.erase(b.listed.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+  }
+  for (const NodeIndex i : changed) {
+    if (const auto at = position(i); at != k_none_position) {
+      m_snapshot.refresh_node(at, snap_node(cluster, i), any_anti_affinity);
+    }
+  }
+  for (auto it = changed.begin(); moves && it != changed.end(); ++it) {
+    if (listed(cluster.node(*it)) && position(*it) == k_none_position) {
+      const auto at = std::lower_bound(b.listed.begin(), b.listed.end(), *it);
+      m_snapshot.insert_node(static_cast<std::size_t>(at - b.listed.begin()), snap_node(cluster, *it),
+                             any_anti_affinity);
+      b.listed.insert(at, *it);
     }
   }
   return true;
@@ -555,7 +574,16 @@ void ClusterAutoscaler::snapshot_nodes(const cluster::Cluster& cluster, bool any
   b.any_anti_affinity = any_anti_affinity;
 #ifndef NDEBUG
   // The same as a snapshot built anew.
-  CAPSIM_CHECK(snapshot.size() == b.listed.size(), "cluster-autoscaler: the kept snapshot has other nodes");
+  {
+    std::vector<NodeIndex> fresh;
+    for (const NodeIndex i : cluster.alive_node_indices()) {
+      if (listed(cluster.node(i))) {
+        fresh.push_back(i);
+      }
+    }
+    CAPSIM_CHECK(fresh == b.listed && snapshot.size() == b.listed.size() && snapshot.names_consistent(),
+                 "cluster-autoscaler: the kept snapshot has other nodes");
+  }
   std::size_t anti = 0;
   for (std::size_t k = 0; k < b.listed.size(); ++k) {
     const SnapNode fresh = snap_node(cluster, b.listed[k]);

@@ -235,6 +235,51 @@ void Snapshot::refresh_node(std::size_t i, SnapNode node, bool may_have_anti_aff
   m_spread.clear(); // made again on next use
 }
 
+void Snapshot::insert_node(std::size_t i, SnapNode node, bool may_have_anti_affinity)
+{
+  CAPSIM_CHECK(i <= m_nodes.size() && node.state != nullptr && m_owned_used == 0 && m_log.size() == m_nodes.size(),
+               "snapshot: a node put in among others while changes are logged");
+  if (may_have_anti_affinity) {
+    for (const auto* p : node.pods) {
+      m_anti_affinity_pods += has_anti_affinity(*p) ? 1 : 0;
+    }
+  }
+  m_nodes.insert(m_nodes.begin() + static_cast<std::ptrdiff_t>(i), std::move(node));
+  m_log.push_back({OpKind::add_node, m_nodes.size() - 1, nullptr, 0, false, false}); // (reverted from the back)
+  m_spread.clear(); // made again on next use
+  if (m_by_name_valid) {
+    names_shifted(i, +1);
+    name_added(i);
+    if (!m_names_unique) {
+      m_by_name_valid = false; // a shared name goes to the last node of that name: built again
+    }
+  }
+}
+
+void Snapshot::erase_node(std::size_t i, bool may_have_anti_affinity)
+{
+  CAPSIM_CHECK(i < m_nodes.size() && m_owned_used == 0 && m_log.size() == m_nodes.size(),
+               "snapshot: a node taken out from among others while changes are logged");
+  if (m_by_name_valid) {
+    if (m_names_unique) {
+      name_removed(i);
+      names_shifted(i + 1, -1);
+    } else {
+      m_by_name_valid = false;
+    }
+  }
+  auto& n = m_nodes[i];
+  if (may_have_anti_affinity) {
+    for (const auto* p : n.pods) {
+      m_anti_affinity_pods -= has_anti_affinity(*p) ? 1 : 0;
+    }
+  }
+  m_spare_pod_lists.push_back(n.pods.release());
+  m_nodes.erase(m_nodes.begin() + static_cast<std::ptrdiff_t>(i));
+  m_log.pop_back();
+  m_spread.clear();
+}
+
 std::size_t Snapshot::add_copy(const cluster::NodeState& state, const std::string& name,
                                const model::Resources& requested, std::int32_t group, std::uint64_t source)
 {
@@ -389,6 +434,7 @@ void Snapshot::build_names() const
   m_by_name.assign(size, NameSlot{});
   m_names_used = 0;
   m_by_name_valid = true;
+  m_names_unique = true;
   for (std::size_t i = 0; i < m_nodes.size(); ++i) {
     name_added(i);
   }
@@ -417,8 +463,19 @@ void Snapshot::name_added(std::size_t node) const
   auto& slot = name_slot(hash, same);
   if (slot.node == 0) {
     ++m_names_used;
+  } else {
+    m_names_unique = false; // the name is another node's too
   }
   slot = {hash, static_cast<std::uint32_t>(node + 1)};
+}
+
+void Snapshot::names_shifted(std::size_t from, int by) const
+{
+  for (auto& slot : m_by_name) {
+    if (slot.node != 0 && slot.node != k_erased && slot.node - 1 >= from) {
+      slot.node = static_cast<std::uint32_t>(static_cast<std::int64_t>(slot.node) + by);
+    }
+  }
 }
 
 void Snapshot::name_removed(std::size_t node) const
@@ -447,6 +504,23 @@ std::size_t Snapshot::name_hash(std::size_t node) const
   CAPSIM_CHECK(h.hash == std::hash<std::string_view>{}(n.state->name), "snapshot: a kept name hash differs");
 #endif
   return h.hash;
+}
+
+bool Snapshot::names_consistent() const
+{
+  if (!m_by_name_valid || !m_names_unique) {
+    return true;
+  }
+  for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+    const std::string& name = m_nodes[i].state->name;
+    const auto same = [&](const std::string& other) { return other == name; };
+    if (name_slot(std::hash<std::string_view>{}(name), same).node != i + 1) {
+      return false;
+    }
+  }
+  const auto live = std::count_if(m_by_name.begin(), m_by_name.end(),
+                                  [](const NameSlot& s) { return s.node != 0 && s.node != k_erased; });
+  return static_cast<std::size_t>(live) == m_nodes.size();
 }
 
 std::size_t Snapshot::find(const std::string& name) const

@@ -113,6 +113,12 @@ public:
   // Puts `node` in the place of node `i` (the same cluster node, changed since it was added);
   // not logged: for the nodes under every mark.
   void refresh_node(std::size_t i, SnapNode node, bool may_have_anti_affinity);
+  // Puts a cluster node in at position `i` (the later ones move up one), or takes node `i` out
+  // (the later ones move down one): as a snapshot built anew with the node listed there, or not.
+  // Only while nothing is logged but the nodes' own additions, and no copy is in (the kept base of
+  // a loop, where the cluster's nodes join and leave).
+  void insert_node(std::size_t i, SnapNode node, bool may_have_anti_affinity);
+  void erase_node(std::size_t i, bool may_have_anti_affinity);
   // Adds a copy of `state` named `name` (hostname label set to it), owned by the snapshot.
   // `source`, when not 0, names `state` as it is now (NodeTemplate::id): a slot whose last copy
   // was of the same source keeps it and takes only the new name (the copy is never changed while
@@ -140,6 +146,9 @@ public:
 
   // Index of the node named `name`, or SIZE_MAX.
   [[nodiscard]] std::size_t find(const std::string& name) const;
+  // Whether find()'s table, while kept and while no name is shared, maps each name to its node
+  // and holds no other (for checks).
+  [[nodiscard]] bool names_consistent() const;
 
   // While set, the NodeName filter is skipped: the removal simulation reschedules pods with
   // spec.nodeName cleared, as CA's findPlaceFor does.
@@ -198,6 +207,8 @@ private:
   [[nodiscard]] NameSlot& name_slot(std::size_t hash, const Same& same) const;
   void name_added(std::size_t node) const;
   void name_removed(std::size_t node) const;
+  // The table's node indices from `from` on moved by `by` (a node put in or taken out before them).
+  void names_shifted(std::size_t from, int by) const;
   [[nodiscard]] std::size_t name_hash(std::size_t node) const;
 
   std::vector<SnapNode> m_nodes;
@@ -209,6 +220,9 @@ private:
   mutable std::vector<NameSlot> m_by_name; // size a power of two, at least twice the entries
   mutable std::size_t m_names_used = 0;    // slots not free (entries and erased ones)
   mutable bool m_by_name_valid = false;
+  // No name was added while the table held it already: each name is one node's, so a node put
+  // in or taken out changes its own entry only.
+  mutable bool m_names_unique = true;
   std::uint64_t m_cluster = 0; // use_cluster's; 0: no hashes kept
   struct KnownHash
   {

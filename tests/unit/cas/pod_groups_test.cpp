@@ -236,6 +236,91 @@ TEST_CASE("snapshot: a node refreshed under a mark keeps what reverts restore an
   CHECK_THROWS_AS(snapshot.refresh_node(0, now, true), InternalError);
 }
 
+TEST_CASE("snapshot: nodes put in and taken out among others answer as a snapshot built anew", "[cas][snapshot]")
+{
+  // Twelve nodes, two of them sharing a name (the name then goes to the last of them), some
+  // with a pod of required anti-affinity.
+  auto lonely = make_spec("lonely", 100, 128);
+  model::PodAffinityTerm apart;
+  apart.selector = model::LabelSelector{{{"app", "lonely"}}, {}};
+  apart.topology_key = std::string(model::labels::k_hostname);
+  lonely->pod_anti_affinity_required.push_back(apart);
+  const auto plain = make_spec("plain", 100, 128);
+  std::vector<cluster::NodeState> states;
+  std::vector<model::Pod> pods;
+  pods.reserve(12);
+  for (int i = 0; i < 12; ++i) {
+    states.push_back(node_state(i == 11 ? "n13" : "n" + std::to_string(10 + i), 2000, 4));
+    pods.push_back(make_pod("p" + std::to_string(i), i % 3 == 0 ? lonely : plain));
+  }
+  const auto snap_of = [&](std::size_t i) {
+    SnapNode sn;
+    sn.state = &states[i];
+    sn.real = true;
+    sn.cluster_node = static_cast<cluster::NodeIndex>(i);
+    sn.pods.push_back(&pods[i]);
+    sn.requested = pod_footprint(pods[i]);
+    return sn;
+  };
+  const auto names = [&] {
+    std::vector<std::string> out;
+    for (const auto& s : states) {
+      out.push_back(s.name);
+    }
+    out.emplace_back("absent");
+    return out;
+  };
+  for (const bool shared_name : {false, true}) {
+    INFO("a shared name: " << shared_name);
+    std::uint64_t seed = shared_name ? 7 : 3;
+    const auto next = [&seed](std::size_t n) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      return static_cast<std::size_t>((seed >> 33U) % n);
+    };
+    const std::size_t count = shared_name ? 12 : 11; // the last node shares n13 with node 3
+    std::vector<std::size_t> listed; // the nodes in the snapshot, ascending
+    Snapshot kept;
+    for (std::size_t step = 0; step < 400; ++step) {
+      const std::size_t i = next(count);
+      const auto at = std::lower_bound(listed.begin(), listed.end(), i);
+      const auto pos = static_cast<std::size_t>(at - listed.begin());
+      if (at != listed.end() && *at == i) {
+        kept.erase_node(pos, true);
+        listed.erase(at);
+      } else {
+        kept.insert_node(pos, snap_of(i), true);
+        listed.insert(at, i);
+      }
+      Snapshot fresh;
+      for (const auto n : listed) {
+        fresh.add_node(snap_of(n));
+      }
+      REQUIRE(kept.size() == fresh.size());
+      for (std::size_t k = 0; k < listed.size(); ++k) {
+        CHECK(kept.node(k).state == fresh.node(k).state);
+        CHECK(kept.node(k).pods.list() == fresh.node(k).pods.list());
+      }
+      CHECK(kept.anti_affinity_pods() == fresh.anti_affinity_pods());
+      CHECK(kept.mark() == fresh.mark());
+      if (next(3) != 0) { // (otherwise the names are left to be looked up later)
+        for (const auto& name : names()) {
+          CHECK(kept.find(name) == fresh.find(name));
+        }
+        CHECK(kept.names_consistent());
+      }
+    }
+    // The snapshot kept so is one that changes and reverts as any.
+    const auto mark = kept.mark();
+    if (kept.size() > 0) {
+      kept.add_pod(0, pods[1]);
+      CHECK_THROWS_AS(kept.insert_node(0, snap_of(0), true), InternalError); // a change is logged
+      kept.revert(mark);
+      kept.erase_node(0, true);
+      CHECK(kept.mark() == mark - 1);
+    }
+  }
+}
+
 TEST_CASE("predicates: taints, selectors, host ports, resources", "[cas][predicates]")
 {
   auto n = node_state("n", 2000, 4);
