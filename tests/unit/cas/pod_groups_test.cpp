@@ -22,6 +22,17 @@ cluster::NodeState node_state(const std::string& name, std::int64_t cpu, std::in
   return n;
 }
 
+// Pods of app=lonely, each apart from the others (required anti-affinity over hostnames).
+std::shared_ptr<model::PodSpec> lonely_spec()
+{
+  auto lonely = make_spec("lonely", 100, 128);
+  model::PodAffinityTerm apart;
+  apart.selector = model::LabelSelector{{{"app", "lonely"}}, {}};
+  apart.topology_key = std::string(model::labels::k_hostname);
+  lonely->pod_anti_affinity_required.push_back(apart);
+  return lonely;
+}
+
 } // namespace
 
 TEST_CASE("equivalence groups: per controller, same template and requests", "[cas][equivalence]")
@@ -184,11 +195,7 @@ TEST_CASE("snapshot: a node refreshed under a mark keeps what reverts restore an
   // them and refreshes the nodes that changed since.
   const auto a = node_state("a", 2000, 4);
   const auto b = node_state("b", 2000, 4);
-  auto lonely = make_spec("lonely", 100, 128);
-  model::PodAffinityTerm apart;
-  apart.selector = model::LabelSelector{{{"app", "lonely"}}, {}};
-  apart.topology_key = std::string(model::labels::k_hostname);
-  lonely->pod_anti_affinity_required.push_back(apart);
+  const auto lonely = lonely_spec();
   const auto plain = make_spec("plain", 100, 128);
   const auto p1 = make_pod("p1", lonely);
   const auto p2 = make_pod("p2", plain);
@@ -240,11 +247,7 @@ TEST_CASE("snapshot: nodes put in and taken out among others answer as a snapsho
 {
   // Twelve nodes, two of them sharing a name (the name then goes to the last of them), some
   // with a pod of required anti-affinity.
-  auto lonely = make_spec("lonely", 100, 128);
-  model::PodAffinityTerm apart;
-  apart.selector = model::LabelSelector{{{"app", "lonely"}}, {}};
-  apart.topology_key = std::string(model::labels::k_hostname);
-  lonely->pod_anti_affinity_required.push_back(apart);
+  const auto lonely = lonely_spec();
   const auto plain = make_spec("plain", 100, 128);
   std::vector<cluster::NodeState> states;
   std::vector<model::Pod> pods;
