@@ -112,6 +112,7 @@ void HintTable::set(const model::Pod* pod, std::string_view node)
   if (slot.pod == nullptr) {
     slot.pod = pod;
     ++m_used;
+    m_taken.push_back(static_cast<std::uint32_t>(k));
   }
   if (slot.node.data() != node.data()) { // not the slot's own name (a hint taken again)
     slot.node.assign(node);
@@ -122,6 +123,7 @@ void HintTable::grow()
 {
   std::vector<Slot> old(std::max<std::size_t>(16, 2 * m_slots.size()));
   old.swap(m_slots);
+  m_taken.clear();
   for (auto& s : old) {
     if (s.pod == nullptr) {
       continue;
@@ -132,14 +134,16 @@ void HintTable::grow()
     }
     m_slots[k].pod = s.pod;
     m_slots[k].node = std::move(s.node);
+    m_taken.push_back(static_cast<std::uint32_t>(k));
   }
 }
 
 void HintTable::clear()
 {
-  for (auto& s : m_slots) {
-    s.pod = nullptr; // the name keeps its buffer
+  for (const auto k : m_taken) {
+    m_slots[k].pod = nullptr; // the name keeps its buffer
   }
+  m_taken.clear();
   m_used = 0;
 }
 
@@ -147,6 +151,7 @@ void HintTable::swap(HintTable& other) noexcept
 {
   m_slots.swap(other.m_slots);
   std::swap(m_used, other.m_used);
+  m_taken.swap(other.m_taken);
 }
 
 const std::string* HintingSimulator::hint(const model::Pod* pod) const

@@ -79,6 +79,9 @@ private:
 
   std::vector<Slot> m_slots; // size 0 or a power of two, at least twice m_used
   std::size_t m_used = 0;
+  // The slots holding a pod, which clear() frees (a loop's table holds a few of its slots: the
+  // table keeps the size of the busiest loop's).
+  std::vector<std::uint32_t> m_taken;
 };
 
 // The HintingSimulator of filter-out-schedulable and of the removal simulation: pods are

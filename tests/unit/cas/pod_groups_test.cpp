@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 using namespace capsim;
 using namespace capsim::cas;
 using namespace capsim::cas::testing;
@@ -682,6 +684,22 @@ TEST_CASE("hint table: set, overwrite, clear and swap keep every pod's node thro
   old.clear();
   for (const auto& p : pods) {
     CHECK(old.find(&p) == nullptr);
+  }
+  // Rounds of a few hints in the grown table, each round cleared: only the pods set in the round
+  // answer.
+  for (std::size_t round = 0; round < 20; ++round) {
+    std::map<const model::Pod*, std::string> want;
+    for (std::size_t j = 0; j < 1 + round % 9; ++j) {
+      const model::Pod* p = &pods[(round * 37 + j * 11) % pods.size()];
+      want[p] = "r" + std::to_string(round);
+      old.set(p, want[p]);
+    }
+    for (const auto& p : pods) {
+      const auto it = want.find(&p);
+      const std::string* got = old.find(&p);
+      CHECK((it == want.end() ? got == nullptr : got != nullptr && *got == it->second));
+    }
+    old.clear();
   }
 }
 
