@@ -83,7 +83,7 @@ std::size_t HintTable::home(const model::Pod* pod) const
   return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ULL) >> 32U) & (m_slots.size() - 1);
 }
 
-const std::string* HintTable::find(const model::Pod* pod) const
+const HintTable::Hint* HintTable::find_hint(const model::Pod* pod) const
 {
   if (m_used == 0) {
     return nullptr;
@@ -91,7 +91,7 @@ const std::string* HintTable::find(const model::Pod* pod) const
   for (std::size_t k = home(pod);; k = (k + 1) & (m_slots.size() - 1)) {
     const auto& slot = m_slots[k];
     if (slot.pod == pod) {
-      return &slot.node;
+      return &slot.hint;
     }
     if (slot.pod == nullptr) {
       return nullptr;
@@ -99,7 +99,7 @@ const std::string* HintTable::find(const model::Pod* pod) const
   }
 }
 
-void HintTable::set(const model::Pod* pod, std::string_view node)
+void HintTable::set(const model::Pod* pod, std::string_view node, std::size_t hash)
 {
   if (2 * (m_used + 1) > m_slots.size() && find(pod) == nullptr) {
     grow();
@@ -114,9 +114,10 @@ void HintTable::set(const model::Pod* pod, std::string_view node)
     ++m_used;
     m_taken.push_back(static_cast<std::uint32_t>(k));
   }
-  if (slot.node.data() != node.data()) { // not the slot's own name (a hint taken again)
-    slot.node.assign(node);
+  if (slot.hint.node.data() != node.data()) { // not the slot's own name (a hint taken again)
+    slot.hint.node.assign(node);
   }
+  slot.hint.hash = hash;
 }
 
 void HintTable::grow()
@@ -133,7 +134,7 @@ void HintTable::grow()
       k = (k + 1) & (m_slots.size() - 1);
     }
     m_slots[k].pod = s.pod;
-    m_slots[k].node = std::move(s.node);
+    m_slots[k].hint = std::move(s.hint);
     m_taken.push_back(static_cast<std::uint32_t>(k));
   }
 }
@@ -154,12 +155,12 @@ void HintTable::swap(HintTable& other) noexcept
   m_taken.swap(other.m_taken);
 }
 
-const std::string* HintingSimulator::hint(const model::Pod* pod) const
+const HintTable::Hint* HintingSimulator::hint(const model::Pod* pod) const
 {
-  if (const std::string* h = m_current.find(pod)) {
+  if (const HintTable::Hint* h = m_current.find_hint(pod)) {
     return h;
   }
-  return m_old.find(pod);
+  return m_old.find_hint(pod);
 }
 
 void HintingSimulator::drop_old_hints()
@@ -194,13 +195,13 @@ std::vector<std::optional<std::size_t>> HintingSimulator::try_schedule_pods(
     std::vector<std::size_t> without_hints;
     for (std::size_t k = start; k < end; ++k) {
       const std::size_t i = order[k];
-      const std::string* h = hint(pods[i]);
+      const HintTable::Hint* h = hint(pods[i]);
       if (h != nullptr) {
-        const std::size_t node = snapshot.find(*h);
+        const std::size_t node = snapshot.find(h->node, h->hash);
         if (node < snapshot.size() && (!acceptable || acceptable(node))
             && check_predicates(snapshot, node, *pods[i]) == Filter::none) {
           snapshot.add_pod(node, *pods[i]);
-          m_current.set(pods[i], *h);
+          m_current.set(pods[i], h->node, h->hash);
           result[i] = node;
           continue;
         }
@@ -224,7 +225,7 @@ std::vector<std::optional<std::size_t>> HintingSimulator::try_schedule_pods(
         node = schedule_on_any(snapshot, *pods[i], acceptable, ordering);
       }
       if (node) {
-        m_current.set(pods[i], snapshot.node(*node).state->name);
+        m_current.set(pods[i], snapshot.node(*node).state->name, snapshot.name_hash(*node));
         result[i] = node;
         continue;
       }

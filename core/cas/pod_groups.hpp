@@ -5,6 +5,7 @@
 #include "core/model/pod.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,8 +64,22 @@ inline constexpr std::size_t k_max_groups_per_controller = 10;
 class HintTable
 {
 public:
-  [[nodiscard]] const std::string* find(const model::Pod* pod) const;
-  void set(const model::Pod* pod, std::string_view node);
+  // A hint: the node's name and its hash (std::hash<std::string_view>, as Snapshot::find takes
+  // it: a loop looks up every hint it takes again).
+  struct Hint
+  {
+    std::string node;
+    std::size_t hash = 0;
+  };
+
+  [[nodiscard]] const Hint* find_hint(const model::Pod* pod) const;
+  [[nodiscard]] const std::string* find(const model::Pod* pod) const
+  {
+    const Hint* h = find_hint(pod);
+    return h != nullptr ? &h->node : nullptr;
+  }
+  void set(const model::Pod* pod, std::string_view node, std::size_t hash);
+  void set(const model::Pod* pod, std::string_view node) { set(pod, node, std::hash<std::string_view>{}(node)); }
   void clear();
   void swap(HintTable& other) noexcept;
 
@@ -72,7 +87,7 @@ private:
   struct Slot
   {
     const model::Pod* pod = nullptr; // nullptr: free
-    std::string node;
+    Hint hint;
   };
   [[nodiscard]] std::size_t home(const model::Pod* pod) const;
   void grow();
@@ -103,7 +118,7 @@ public:
   void drop_old_hints();
 
 private:
-  [[nodiscard]] const std::string* hint(const model::Pod* pod) const;
+  [[nodiscard]] const HintTable::Hint* hint(const model::Pod* pod) const;
 
   HintTable m_current;
   HintTable m_old;

@@ -523,12 +523,15 @@ bool Snapshot::names_consistent() const
   return static_cast<std::size_t>(live) == m_nodes.size();
 }
 
-std::size_t Snapshot::find(const std::string& name) const
+std::size_t Snapshot::find(const std::string& name, std::size_t hash) const
 {
+#ifndef NDEBUG
+  CAPSIM_CHECK(hash == std::hash<std::string_view>{}(name), "snapshot: a name looked up with another's hash");
+#endif
   if (!m_by_name_valid) {
     build_names();
   }
-  const auto& slot = name_slot(std::hash<std::string_view>{}(name), [&](const std::string& other) { return other == name; });
+  const auto& slot = name_slot(hash, [&](const std::string& other) { return other == name; });
   return slot.node == 0 ? std::numeric_limits<std::size_t>::max() : slot.node - 1;
 }
 

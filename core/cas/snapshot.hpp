@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -144,8 +145,14 @@ public:
 
   [[nodiscard]] std::size_t size() const { return m_nodes.size(); }
 
-  // Index of the node named `name`, or SIZE_MAX.
-  [[nodiscard]] std::size_t find(const std::string& name) const;
+  // Index of the node named `name`, or SIZE_MAX; `hash`: std::hash<std::string_view> of it.
+  [[nodiscard]] std::size_t find(const std::string& name) const
+  {
+    return find(name, std::hash<std::string_view>{}(name));
+  }
+  [[nodiscard]] std::size_t find(const std::string& name, std::size_t hash) const;
+  // The hash of node `i`'s name, as find() takes it (a registered node's is kept).
+  [[nodiscard]] std::size_t name_hash(std::size_t i) const;
   // Whether find()'s table, while kept and while no name is shared, maps each name to its node
   // and holds no other (for checks).
   [[nodiscard]] bool names_consistent() const;
@@ -209,7 +216,6 @@ private:
   void name_removed(std::size_t node) const;
   // The table's node indices from `from` on moved by `by` (a node put in or taken out before them).
   void names_shifted(std::size_t from, int by) const;
-  [[nodiscard]] std::size_t name_hash(std::size_t node) const;
 
   std::vector<SnapNode> m_nodes;
   // Template copies (stable addresses). The first m_owned_used are in use; the others keep their
