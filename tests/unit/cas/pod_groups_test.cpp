@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
+#include <string_view>
 
 using namespace capsim;
 using namespace capsim::cas;
@@ -285,6 +287,7 @@ TEST_CASE("snapshot: nodes put in and taken out among others answer as a snapsho
     const std::size_t count = shared_name ? 12 : 11; // the last node shares n13 with node 3
     std::vector<std::size_t> listed; // the nodes in the snapshot, ascending
     Snapshot kept;
+    kept.use_cluster(1); // the hashes of its nodes' names are kept by node index
     for (std::size_t step = 0; step < 400; ++step) {
       const std::size_t i = next(count);
       const auto at = std::lower_bound(listed.begin(), listed.end(), i);
@@ -310,6 +313,11 @@ TEST_CASE("snapshot: nodes put in and taken out among others answer as a snapsho
       if (next(3) != 0) { // (otherwise the names are left to be looked up later)
         for (const auto& name : names()) {
           CHECK(kept.find(name) == fresh.find(name));
+        }
+        for (std::size_t k = 0; k < listed.size(); ++k) { // a hint's lookup by its kept hash
+          const std::string& name = kept.node(k).state->name;
+          CHECK(kept.name_hash(k) == std::hash<std::string_view>{}(name));
+          CHECK(kept.find(name, kept.name_hash(k)) == fresh.find(name));
         }
         CHECK(kept.names_consistent());
       }
@@ -671,6 +679,13 @@ TEST_CASE("hint table: set, overwrite, clear and swap keep every pod's node thro
   current.set(&pods[5], "elsewhere");
   current.set(&pods[5], *current.find(&pods[5]));
   CHECK(*current.find(&pods[5]) == "elsewhere");
+  // A hint keeps its name's hash, as given or worked out.
+  REQUIRE(current.find_hint(&pods[5]) != nullptr);
+  CHECK(current.find_hint(&pods[5])->hash == std::hash<std::string_view>{}("elsewhere"));
+  current.set(&pods[6], "node-6", 42);
+  CHECK(current.find_hint(&pods[6])->node == "node-6");
+  CHECK(current.find_hint(&pods[6])->hash == 42);
+  current.set(&pods[6], "node-6");
 
   // drop_old_hints: the current table becomes the old one, the current one starts empty.
   old.swap(current);
