@@ -88,6 +88,15 @@ private:
   // The same for a graceful method's kept answer, recording nothing: from when it admits the
   // candidate is kept in the entry (a poll asks it of every node, and few change between polls).
   bool admit_quietly(Method m, const CandidateChecks::Entry& e);
+  // When the entry's candidate becomes one of method m's candidates (k_never: not while the
+  // entry stands), as admit_quietly keeps it in the entry.
+  SimTime admitted_from(Method m, const CandidateChecks::Entry& e);
+  // This step's graceful answers, refreshed on first use.
+  const std::vector<CandidateChecks::Entry>& graceful_entries();
+#ifndef NDEBUG
+  // Checks that `listed` is method m's candidates listed afresh and sorted.
+  void check_sorted_listing(Method m, const std::vector<const Candidate*>& listed, const char* what);
+#endif
   bool should_disrupt(Method m, const Candidate& c, std::string* why); // why: the reason, when not null
   // ShouldDisrupt for a graceful method apart from consolidateAfter: what the candidate and its
   // node's record (as its stamp has it) decide.
@@ -191,6 +200,10 @@ private:
   // up to date once per step and shared by emptiness, multi-node and single-node, between which
   // nothing they read changes (a started command has them brought up to date again).
   CandidateChecks m_graceful_checks;
+  // Multi-node's and single-node's admitted candidates, in order, kept from step to step: read
+  // when no reason is recorded and no pool is balanced, from v1.14 on (v1.13's key, the
+  // disruption cost, moves with the clock).
+  AdmittedOrder m_admitted;
   const std::vector<CandidateChecks::Entry>* m_graceful = nullptr; // this step's, when valid
   std::uint64_t m_queue_version = 0; // changes with m_queue (CandidateChecks::refresh)
   // The graceful methods' lists (pointers into m_graceful): consolidation's, emptiness's and
@@ -521,17 +534,23 @@ bool DisruptionController::admit(Method m, NodeIndex n, const CandidateCheck& ch
   return true;
 }
 
-bool DisruptionController::admit_quietly(Method m, const CandidateChecks::Entry& e)
+SimTime DisruptionController::admitted_from(Method m, const CandidateChecks::Entry& e)
 {
-  if (!e.check.candidate) {
-    return false;
-  }
   // (Multi-node and single-node ask the same.)
   SimTime& due = e.due[m == Method::emptiness ? 0 : 1];
   if (due == CandidateChecks::Entry::k_unknown) {
     const Candidate& c = *e.check.candidate;
     due = may_disrupt(m, c, nullptr) ? consolidatable_at(m_cluster->node(c.node), pools()[c.pool]) : k_never;
   }
+  return due;
+}
+
+bool DisruptionController::admit_quietly(Method m, const CandidateChecks::Entry& e)
+{
+  if (!e.check.candidate) {
+    return false;
+  }
+  const SimTime due = admitted_from(m, e);
   const bool admitted = due != k_never && m_now >= due;
 #ifndef NDEBUG
   CAPSIM_CHECK(admitted == should_disrupt(m, *e.check.candidate, nullptr),
@@ -543,12 +562,8 @@ bool DisruptionController::admit_quietly(Method m, const CandidateChecks::Entry&
 void DisruptionController::candidates(Method m, std::vector<const Candidate*>& out, bool record_keeps)
 {
   CAPSIM_CHECK(m != Method::drift, "disruption: drift's candidates are not the graceful answers");
-  if (!m_graceful_checks_valid) {
-    m_graceful = &m_graceful_checks.refresh(candidate_context(), m_queue_version);
-    m_graceful_checks_valid = true;
-  }
+  const auto& entries = graceful_entries();
   out.clear();
-  const auto& entries = *m_graceful;
   if (m == Method::emptiness && !(record_keeps && m_act->records_decisions())) {
     // Only an empty candidate can be admitted, and no reason is recorded for the others.
     for (const std::uint32_t i : m_graceful_checks.maybe_empty()) {
@@ -575,6 +590,26 @@ void DisruptionController::candidates(Method m, std::vector<const Candidate*>& o
       out.push_back(&*e.check.candidate);
     }
   }
+}
+
+#ifndef NDEBUG
+void DisruptionController::check_sorted_listing(Method m, const std::vector<const Candidate*>& listed,
+                                                const char* what)
+{
+  std::vector<const Candidate*> fresh;
+  candidates(m, fresh, false);
+  sort_candidates(fresh, version(), *m_cluster, nullptr);
+  CAPSIM_CHECK(fresh == listed, what);
+}
+#endif
+
+const std::vector<CandidateChecks::Entry>& DisruptionController::graceful_entries()
+{
+  if (!m_graceful_checks_valid) {
+    m_graceful = &m_graceful_checks.refresh(candidate_context(), m_queue_version);
+    m_graceful_checks_valid = true;
+  }
+  return *m_graceful;
 }
 
 void DisruptionController::drift_candidates(std::vector<Candidate>& out)
@@ -872,16 +907,32 @@ Outcome DisruptionController::multi_node()
 {
   auto& cands = m_candidates;
   m_sorted_for_single = false;
-  candidates(Method::multi_node, cands);
-  if (cands.empty() || is_consolidated(Method::multi_node)) {
-    return Outcome::nothing;
-  }
-  auto budget = budget_mapping(pools(), *m_cluster, model::DisruptionReason::underutilized, m_now);
-  sort_candidates(cands, version(), *m_cluster, &m_order);
   // The disruptable candidates, in order, copied out: the first of them only (the search reads no
   // more than one past its maximum), unless the balanced policy's totals read them all or
   // single-node records why nodes are kept (it then lists its own candidates).
   const bool keep_sorted = !m_act->records_decisions() && !any_balanced();
+  bool ordered = false; // listed in order already (m_admitted)
+  if (keep_sorted && !m_v113) {
+    graceful_entries();
+    ordered = m_admitted.list(m_graceful_checks, *m_cluster, m_now,
+                              [this](const CandidateChecks::Entry& e) { return admitted_from(Method::multi_node, e); },
+                              cands);
+  }
+  if (!ordered) {
+    candidates(Method::multi_node, cands);
+  }
+#ifndef NDEBUG
+  if (ordered) {
+    check_sorted_listing(Method::multi_node, cands, "multi-node: the kept admitted order differs from a sorted listing");
+  }
+#endif
+  if (cands.empty() || is_consolidated(Method::multi_node)) {
+    return Outcome::nothing;
+  }
+  auto budget = budget_mapping(pools(), *m_cluster, model::DisruptionReason::underutilized, m_now);
+  if (!ordered) {
+    sort_candidates(cands, version(), *m_cluster, &m_order);
+  }
   auto& batch = m_multi_batch;
   std::size_t kept = 0;
   bool constrained = false;
@@ -921,10 +972,7 @@ Outcome DisruptionController::single_node()
   m_sorted_for_single = false;
 #ifndef NDEBUG
   if (sorted) {
-    std::vector<const Candidate*> fresh;
-    candidates(Method::single_node, fresh, false);
-    sort_candidates(fresh, version(), *m_cluster, nullptr);
-    CAPSIM_CHECK(fresh == cands, "single-node: multi-node's sorted list differs from its own");
+    check_sorted_listing(Method::single_node, cands, "single-node: multi-node's sorted list differs from its own");
   }
 #endif
   if (!sorted) {

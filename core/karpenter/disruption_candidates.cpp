@@ -509,6 +509,8 @@ const std::vector<CandidateChecks::Entry>& CandidateChecks::refresh(const Candid
   }
   if (!m_settled || !update_changed(ctx)) {
     ++m_walks;
+    m_all_changed = true;
+    m_changed.clear();
     if (!update(ctx)) {
       m_entries.clear();
       const bool listed = update(ctx); // (nothing kept: every node is listed at the end)
@@ -652,6 +654,24 @@ void CandidateChecks::settle(const CandidateContext& ctx)
   m_settled = true;
 }
 
+const CandidateChecks::Entry* CandidateChecks::entry_of(cluster::NodeIndex n) const
+{
+  const std::uint32_t at = n < m_position.size() ? m_position[n] : 0U;
+  return at != 0 ? &m_entries[at - 1] : nullptr;
+}
+
+bool CandidateChecks::take_changes(std::vector<cluster::NodeIndex>& out)
+{
+  out.clear();
+  const bool known = !m_all_changed;
+  if (known) {
+    out.swap(m_changed);
+  }
+  m_changed.clear();
+  m_all_changed = false;
+  return known;
+}
+
 void CandidateChecks::list_maybe_empty()
 {
   m_maybe_empty.clear();
@@ -719,6 +739,15 @@ bool CandidateChecks::update_changed(const CandidateContext& ctx)
   bool moved = false;     // an entry left: positions close up
   bool emptiness = false; // the list of empty candidates changes
   m_unsettled.clear();
+  if (!m_all_changed) {
+    // (Not taken for long, the record would outgrow a walk: every entry counts as changed then.)
+    if (m_changed.size() + dirty.size() > 2 * m_entries.size() + 64) {
+      m_all_changed = true;
+      m_changed.clear();
+    } else {
+      m_changed.insert(m_changed.end(), dirty.begin(), dirty.end());
+    }
+  }
   for (const cluster::NodeIndex n : dirty) {
     std::uint32_t at = position(n);
     if (!listed(n)) {
@@ -785,6 +814,49 @@ struct OrderKey
   cluster::NodeIndex node = cluster::k_none;
   std::uint32_t at = 0;
 };
+
+// A node's name as the consolidation order compares it first.
+CandidateOrder::Name packed_name(const std::string& name)
+{
+  const auto pack = [&name](std::size_t from) {
+    std::uint64_t x = 0;
+    for (std::size_t i = from; i < from + 8; ++i) {
+      x = (x << 8U) | (i < name.size() ? static_cast<unsigned char>(name[i]) : 0U);
+    }
+    return x;
+  };
+  return CandidateOrder::Name{{pack(0), pack(8)}, static_cast<std::uint32_t>(name.size()), true};
+}
+
+// key_before for keys of equal first parts and name heads: the whole names, then the indexes.
+[[gnu::noinline]] bool names_before(std::uint32_t a_size, cluster::NodeIndex a, std::uint32_t b_size,
+                                    cluster::NodeIndex b, const cluster::Cluster& cluster)
+{
+  // Equal heads: equal names unless longer than the heads or of other lengths.
+  if (a_size != b_size || a_size > 16) {
+    if (const int c = cluster.node(a).name.compare(cluster.node(b).name); c != 0) {
+      return c < 0;
+    }
+  }
+  return a < b;
+}
+
+// The consolidation order over keys (OrderKey, AdmittedOrder::Key): the first part, then the
+// node's name, then its index. (Inlined: a sort or a merge compares most keys on the first part.)
+template <typename Key>
+[[gnu::always_inline]] inline bool key_before(const Key& a, const Key& b, const cluster::Cluster& cluster)
+{
+  if (a.first != b.first) {
+    return a.first < b.first;
+  }
+  if (a.head[0] != b.head[0]) { // (element by element: the arrays' operators call memcmp)
+    return a.head[0] < b.head[0];
+  }
+  if (a.head[1] != b.head[1]) {
+    return a.head[1] < b.head[1];
+  }
+  return names_before(a.name_size, a.node, b.name_size, b.node, cluster);
+}
 
 // sort_candidates_of over pointers with a remembered order: the candidates whose node was in it
 // with the same key are taken in that order, the others keyed, sorted and merged in, without
@@ -902,40 +974,13 @@ void sort_candidates_of(std::vector<Element>& candidates, std::string_view versi
 {
   // Sorted by keys worked out once, then the candidates are permuted into that order.
   using Key = OrderKey;
-  const auto pack = [](const std::string& s, std::size_t from) {
-    std::uint64_t x = 0;
-    for (std::size_t i = from; i < from + 8; ++i) {
-      x = (x << 8U) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0U);
-    }
-    return x;
-  };
-  const auto name_of = [&](cluster::NodeIndex n) {
-    const std::string& name = cluster.node(n).name;
-    return CandidateOrder::Name{{pack(name, 0), pack(name, 8)}, static_cast<std::uint32_t>(name.size()), true};
-  };
+  const auto name_of = [&](cluster::NodeIndex n) { return packed_name(cluster.node(n).name); };
   if (memo != nullptr && memo->cluster != cluster.instance_id()) {
     *memo = CandidateOrder{};
     memo->cluster = cluster.instance_id();
   }
   const bool v113 = is_v113(version);
-  const auto less = [&cluster](const Key& a, const Key& b) {
-    if (a.first != b.first) {
-      return a.first < b.first;
-    }
-    if (a.head[0] != b.head[0]) { // (element by element: the arrays' operators call memcmp)
-      return a.head[0] < b.head[0];
-    }
-    if (a.head[1] != b.head[1]) {
-      return a.head[1] < b.head[1];
-    }
-    // Equal heads: equal names unless longer than the heads or of other lengths.
-    if (a.name_size != b.name_size || a.name_size > 16) {
-      if (const int c = cluster.node(a.node).name.compare(cluster.node(b.node).name); c != 0) {
-        return c < 0;
-      }
-    }
-    return a.node < b.node;
-  };
+  const auto less = [&cluster](const Key& a, const Key& b) { return key_before(a, b, cluster); };
   if constexpr (std::is_pointer_v<Element>) {
     if (memo != nullptr && !memo->sorted.empty() && sort_from_memo(candidates, v113, *memo, name_of, less)) {
       return;
@@ -1135,6 +1180,129 @@ std::vector<const Candidate*> interleave_pools(const std::vector<Candidate>& sor
   std::vector<const Candidate*> out;
   interleave_pools(sorted, out);
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// AdmittedOrder
+
+bool AdmittedOrder::list(CandidateChecks& checks, const cluster::Cluster& cluster, SimTime now, const DueFn& due,
+                         std::vector<const Candidate*>& out)
+{
+  out.clear();
+  const bool changes_known = checks.take_changes(m_changes);
+  m_fresh.clear();
+  if (!m_valid || m_cluster != cluster.instance_id() || !changes_known) {
+    rebuild(checks, cluster, now, due);
+  } else {
+    // The changed nodes' keys leave the order (dropped below, in one pass); those admitted now
+    // come back with the others that join, sorted and merged in in one pass too.
+    ++m_call;
+    bool dropped = false;
+    std::sort(m_changes.begin(), m_changes.end());
+    m_changes.erase(std::unique(m_changes.begin(), m_changes.end()), m_changes.end());
+    for (const cluster::NodeIndex n : m_changes) {
+      Slot& s = slot(n);
+      ++s.generation;
+      if (s.listed) {
+        s.listed = false;
+        s.dropped = m_call;
+        dropped = true;
+      }
+      if (const auto* e = checks.entry_of(n)) {
+        put_in(*e, cluster, now, due);
+      }
+    }
+    if (dropped) {
+      std::erase_if(m_order, [this](const Key& k) { return m_slots[k.node].dropped == m_call; });
+    }
+  }
+  const auto later = [](const Waiting& a, const Waiting& b) { return a.due > b.due; };
+  while (m_valid && !m_waiting.empty() && m_waiting.front().due <= now) {
+    std::pop_heap(m_waiting.begin(), m_waiting.end(), later);
+    const Waiting w = m_waiting.back();
+    m_waiting.pop_back();
+    Slot& s = m_slots[w.node];
+    if (s.generation == w.generation && !s.listed) {
+      s.listed = true;
+      m_fresh.push_back(s.key);
+    }
+  }
+  if (!m_valid) {
+    return false;
+  }
+  if (!m_fresh.empty()) {
+    const auto before = [&cluster](const Key& a, const Key& b) { return key_before(a, b, cluster); };
+    std::sort(m_fresh.begin(), m_fresh.end(), before);
+    m_merged.resize(m_order.size() + m_fresh.size());
+    std::merge(m_order.begin(), m_order.end(), m_fresh.begin(), m_fresh.end(), m_merged.begin(), before);
+    m_order.swap(m_merged);
+  }
+  out.reserve(m_order.size());
+  for (const Key& k : m_order) {
+    out.push_back(&*checks.entry_of(k.node)->check.candidate);
+  }
+  return true;
+}
+
+void AdmittedOrder::rebuild(const CandidateChecks& checks, const cluster::Cluster& cluster, SimTime now,
+                            const DueFn& due)
+{
+  if (m_cluster != cluster.instance_id()) {
+    m_slots.clear(); // (another cluster's nodes, names and all)
+  }
+  m_cluster = cluster.instance_id();
+  m_valid = true;
+  for (const Key& k : m_order) {
+    if (k.node < m_slots.size()) {
+      m_slots[k.node].listed = false;
+    }
+  }
+  m_order.clear();
+  m_waiting.clear(); // (every wait is void: the generations need not move)
+  for (const auto& e : checks.entries()) {
+    put_in(e, cluster, now, due);
+  }
+}
+
+void AdmittedOrder::put_in(const CandidateChecks::Entry& e, const cluster::Cluster& cluster, SimTime now,
+                           const DueFn& due)
+{
+  if (!e.check.candidate) {
+    return;
+  }
+  const SimTime at = due(e);
+  if (at == k_never) {
+    return;
+  }
+  const Candidate& c = *e.check.candidate;
+  Slot& s = slot(c.node);
+  if (!s.named) { // (a node's name never changes)
+    const auto name = packed_name(cluster.node(c.node).name);
+    s.key.head = name.head;
+    s.key.name_size = name.size;
+    s.key.node = c.node;
+    s.named = true;
+  }
+  s.key.first = -c.savings_ratio();
+  if (std::isnan(s.key.first)) {
+    m_valid = false; // (no order is trusted with one: the caller sorts its own way)
+    return;
+  }
+  if (now < at) {
+    m_waiting.push_back({at, c.node, s.generation});
+    std::push_heap(m_waiting.begin(), m_waiting.end(), [](const Waiting& a, const Waiting& b) { return a.due > b.due; });
+    return;
+  }
+  s.listed = true;
+  m_fresh.push_back(s.key);
+}
+
+AdmittedOrder::Slot& AdmittedOrder::slot(cluster::NodeIndex n)
+{
+  if (m_slots.size() <= n) {
+    m_slots.resize(std::max<std::size_t>(static_cast<std::size_t>(n) + 1, 2 * m_slots.size()));
+  }
+  return m_slots[n];
 }
 
 } // namespace capsim::karpenter

@@ -330,6 +330,14 @@ public:
   [[nodiscard]] const std::vector<std::uint32_t>& maybe_empty() const { return m_maybe_empty; }
   // How many refreshes walked every node (the others read the logs only).
   [[nodiscard]] std::size_t walks() const { return m_walks; }
+  // refresh()'s list, as it last left it.
+  [[nodiscard]] const std::vector<Entry>& entries() const { return m_entries; }
+  // The entry of node `n` in that list, or nullptr.
+  [[nodiscard]] const Entry* entry_of(cluster::NodeIndex n) const;
+  // The nodes whose entry was worked out again, added or dropped since the last call, into `out`
+  // (unsorted, maybe repeated); false when any entry may have (a walk of every node, a new basis):
+  // the reader then starts over. Either way the record starts anew.
+  bool take_changes(std::vector<cluster::NodeIndex>& out);
 
 private:
   // What every kept answer was worked out under; any change starts over.
@@ -372,6 +380,70 @@ private:
   std::vector<cluster::NodeIndex> m_unsettled; // nodes whose answer is not lasting
   std::vector<cluster::NodeIndex> m_dirty;     // update_changed's scratch
   std::size_t m_walks = 0;
+  // take_changes' record: the nodes asked again by update_changed, unless every entry may have
+  // changed since the last take.
+  std::vector<cluster::NodeIndex> m_changed;
+  bool m_all_changed = true;
+};
+
+// Multi-node and single-node consolidation's candidates in consolidation order (v1.14+: savings
+// ratio descending, then name and index, as sort_candidates orders them), kept from poll to poll.
+// A poll changes the answers of a few dozen nodes of a thousand, and listing every admitted
+// candidate and sorting them again cost more than the rest of the pass's bookkeeping: the changed
+// nodes' keys are dropped and those admitted now merged back in, with the candidates whose
+// consolidateAfter ended since, one pass over the order each.
+class AdmittedOrder
+{
+public:
+  // When an entry's candidate becomes one of the methods' candidates, from the entry and its
+  // node alone (k_never: not while the entry stands).
+  using DueFn = std::function<SimTime(const CandidateChecks::Entry&)>;
+
+  // The candidates admitted at `now` (due <= now) of `checks`' entries, refreshed for this
+  // cluster state, in order into `out`. False, with `out` empty, when a key is NaN: the caller
+  // lists and sorts them its own way. (`now` never goes back for one cluster.)
+  bool list(CandidateChecks& checks, const cluster::Cluster& cluster, SimTime now, const DueFn& due,
+            std::vector<const Candidate*>& out);
+
+  // The order's key of a candidate (sort_candidates' for v1.14+).
+  struct Key
+  {
+    double first = 0; // -savings ratio
+    std::array<std::uint64_t, 2> head{}; // the name's first 16 bytes, big-endian
+    std::uint32_t name_size = 0;
+    cluster::NodeIndex node = cluster::k_none;
+  };
+
+private:
+  struct Slot
+  {
+    Key key;
+    std::uint32_t generation = 0; // bumped when the node's entry changes: older waits are void
+    bool listed = false;          // in the order
+    bool named = false;           // key.head, name_size and node set (a node keeps its name)
+    std::uint64_t dropped = 0;    // the call that took its key out of the order last
+  };
+  struct Waiting
+  {
+    SimTime due = 0;
+    cluster::NodeIndex node = cluster::k_none;
+    std::uint32_t generation = 0;
+  };
+
+  void rebuild(const CandidateChecks& checks, const cluster::Cluster& cluster, SimTime now, const DueFn& due);
+  // The entry's candidate, with its key as of now, to m_fresh when admitted, else to the waits.
+  void put_in(const CandidateChecks::Entry& e, const cluster::Cluster& cluster, SimTime now, const DueFn& due);
+  Slot& slot(cluster::NodeIndex n);
+
+  std::uint64_t m_cluster = 0; // Cluster::instance_id of the order
+  bool m_valid = false;
+  std::uint64_t m_call = 0;
+  std::vector<Slot> m_slots;               // by node
+  std::vector<Key> m_order;                // the admitted candidates' keys, in order
+  std::vector<Waiting> m_waiting;          // a min-heap by due
+  std::vector<Key> m_fresh;                // the keys that join the order in this call
+  std::vector<Key> m_merged;               // scratch
+  std::vector<cluster::NodeIndex> m_changes; // scratch
 };
 
 // The instance type named `name` among a NodePool's types, or nullptr.

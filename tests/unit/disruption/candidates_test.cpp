@@ -570,6 +570,9 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
   budgets[0].selector.match_labels = {{"app", "test"}};
   budgets[0].min_available = "4";
   CandidateChecks checks;
+  AdmittedOrder admitted;
+  std::size_t admitted_total = 0; // candidates listed in order, over the steps
+  std::size_t waiting = 0;        // candidates not admitted yet, over the steps
   Rng rng(5);
   SimTime now = 0;
   std::size_t candidates = 0;
@@ -616,7 +619,12 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
                                                                         : cluster::NodeLifecycle::ready;
       break;
     }
-    case 8: nodes.push_back(mc.node("node-" + std::to_string(nodes.size()), rng.below(2) == 0 ? now + k_hour : -1)); break;
+    case 8: {
+      // (Every other name the same in its first 16 bytes: the order compares such names whole.)
+      const std::string name = (nodes.size() % 2 == 0 ? "default-nodepool-" : "node-") + std::to_string(nodes.size());
+      nodes.push_back(mc.node(name, rng.below(2) == 0 ? now + k_hour : -1));
+      break;
+    }
     default:
       if (alive.size() > 3 && c.node(n).owner == cluster::NodeOwner::node_pool) {
         while (!c.node(n).pods.empty()) {
@@ -674,7 +682,38 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
     }
     REQUIRE(at == entries.size());
     CHECK(checks.maybe_empty() == maybe_empty);
+    // Consolidation's admitted candidates in order, kept from step to step (read at two steps of
+    // three, so that changes pile up between reads), are a fresh listing sorted. A candidate is
+    // admitted from a time its node's last pod event sets, or never.
+    if (step % 3 != 1) {
+      const auto due = [&c](const CandidateChecks::Entry& e) {
+        SimTime& d = e.due[1];
+        if (d == CandidateChecks::Entry::k_unknown) {
+          d = e.node % 7 == 3 ? k_never
+                              : std::max<SimTime>(c.node(e.node).last_pod_event, 0)
+                                    + static_cast<SimTime>(e.node % 4) * k_minute;
+        }
+        return d;
+      };
+      std::vector<const Candidate*> kept_order;
+      REQUIRE(admitted.list(checks, c, now, due, kept_order));
+      std::vector<const Candidate*> expected;
+      for (const auto& e : entries) {
+        if (e.check.candidate) {
+          const SimTime d = due(e);
+          waiting += d != k_never && now < d ? 1 : 0;
+          if (d != k_never && now >= d) {
+            expected.push_back(&*e.check.candidate);
+          }
+        }
+      }
+      sort_candidates(expected, "1.6", c);
+      CHECK(kept_order == expected);
+      admitted_total += expected.size();
+    }
   }
+  CHECK(admitted_total > 300);
+  CHECK(waiting > 50);
   CHECK(candidates > 500);
   CHECK(empty > 100);
   CHECK(blocked > 200);
