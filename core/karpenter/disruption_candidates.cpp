@@ -1217,6 +1217,13 @@ bool AdmittedOrder::list(CandidateChecks& checks, const cluster::Cluster& cluste
     }
   }
   const auto later = [](const Waiting& a, const Waiting& b) { return a.due > b.due; };
+  if (m_waiting.size() > 2 * checks.entries().size() + 16) {
+    // Waits made void by later changes leave only as their time comes: with a long
+    // consolidateAfter they would pile up, so they are swept out now and then (an entry has at
+    // most one that stands).
+    std::erase_if(m_waiting, [this](const Waiting& w) { return m_slots[w.node].generation != w.generation; });
+    std::make_heap(m_waiting.begin(), m_waiting.end(), later);
+  }
   while (m_valid && !m_waiting.empty() && m_waiting.front().due <= now) {
     std::pop_heap(m_waiting.begin(), m_waiting.end(), later);
     const Waiting w = m_waiting.back();

@@ -684,14 +684,16 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
     CHECK(checks.maybe_empty() == maybe_empty);
     // Consolidation's admitted candidates in order, kept from step to step (read at two steps of
     // three, so that changes pile up between reads), are a fresh listing sorted. A candidate is
-    // admitted from a time its node's last pod event sets, or never.
+    // admitted from a time its node's last pod event sets (minutes later, or more than a day for
+    // others, so that waits made void pile up and are swept out), or never.
     if (step % 3 != 1) {
       const auto due = [&c](const CandidateChecks::Entry& e) {
         SimTime& d = e.due[1];
         if (d == CandidateChecks::Entry::k_unknown) {
-          d = e.node % 7 == 3 ? k_never
-                              : std::max<SimTime>(c.node(e.node).last_pod_event, 0)
-                                    + static_cast<SimTime>(e.node % 4) * k_minute;
+          const SimTime after = e.node % 5 == 4   ? 40 * k_minute
+                                : e.node % 5 == 2 ? 30 * k_hour
+                                                  : static_cast<SimTime>(e.node % 4) * k_minute;
+          d = e.node % 7 == 3 ? k_never : std::max<SimTime>(c.node(e.node).last_pod_event, 0) + after;
         }
         return d;
       };
@@ -722,6 +724,71 @@ TEST_CASE("CandidateChecks answers as make_candidate does now while keeping answ
   } else {
     CHECK(pdb_blocked == 0);
   }
+}
+
+TEST_CASE("AdmittedOrder admits a waiting candidate when its time comes through the sweeps of void waits",
+          "[disruption][candidates]")
+{
+  // Node `churned` gets a pod bound and unbound every 20 s, each change a new wait 10 h away
+  // that makes the last one void; node `waiting` changes once and is admitted 30 minutes later;
+  // node `steady` is admitted from the start. (Each is first admitted 10 h, 30 minutes and 0
+  // after time 0.)
+  MemoCluster mc;
+  auto& c = mc.c;
+  const auto churned = mc.node("churned", -1);
+  const auto waiting = mc.node("waiting", -1);
+  const auto steady = mc.node("steady", -1);
+  std::vector<cluster::PodIndex> pods;
+  for (int i = 0; i < 2; ++i) {
+    model::Pod p;
+    p.name = "pod-" + std::to_string(i);
+    p.spec = std::make_shared<model::PodSpec>();
+    pods.push_back(c.add_pod(p));
+  }
+  const auto due = [&](const CandidateChecks::Entry& e) {
+    SimTime& d = e.due[1];
+    if (d == CandidateChecks::Entry::k_unknown) {
+      const auto last = std::max<SimTime>(c.node(e.node).last_pod_event, 0);
+      d = e.node == churned ? last + 10 * k_hour : e.node == waiting ? last + 30 * k_minute : 0;
+    }
+    return d;
+  };
+  CandidateMemos memo;
+  CandidateContext ctx = mc.context(&memo);
+  CandidateChecks checks;
+  AdmittedOrder order;
+  const auto admitted = [&](SimTime now) {
+    ctx.now = now;
+    checks.refresh(ctx, 0);
+    std::vector<const Candidate*> out;
+    REQUIRE(order.list(checks, c, now, due, out));
+    std::vector<cluster::NodeIndex> nodes;
+    for (const Candidate* cand : out) {
+      nodes.push_back(cand->node);
+    }
+    std::sort(nodes.begin(), nodes.end());
+    return nodes;
+  };
+  const std::vector<cluster::NodeIndex> all = {churned, waiting, steady};
+  CHECK(admitted(0) == std::vector<cluster::NodeIndex>{steady});
+  SimTime now = k_minute;
+  c.bind(pods[1], waiting, now);
+  CHECK(admitted(now) == std::vector<cluster::NodeIndex>{steady});
+  // 100 changes of `churned` over 33 minutes: its waits pile up past a sweep's threshold (two per
+  // entry and 16) several times.
+  for (int i = 0; i < 100; ++i) {
+    now += 20 * k_second;
+    if (c.pod(pods[0]).node == cluster::k_none) {
+      c.bind(pods[0], churned, now);
+    } else {
+      c.unbind(pods[0], now);
+      c.set_pending(pods[0], now);
+    }
+    const auto expected = now >= k_minute + 30 * k_minute ? std::vector<cluster::NodeIndex>{waiting, steady}
+                                                          : std::vector<cluster::NodeIndex>{steady};
+    REQUIRE(admitted(now) == expected);
+  }
+  CHECK(admitted(now + 10 * k_hour) == all);
 }
 
 TEST_CASE("sort_candidates: savings ratio descending (1.13: disruption cost ascending), then node name and index",
