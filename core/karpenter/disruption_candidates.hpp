@@ -335,8 +335,8 @@ public:
   // The entry of node `n` in that list, or nullptr.
   [[nodiscard]] const Entry* entry_of(cluster::NodeIndex n) const;
   // The nodes whose entry was worked out again, added or dropped since the last call, into `out`
-  // (unsorted, maybe repeated); false when any entry may have (a walk of every node, a new basis):
-  // the reader then starts over. Either way the record starts anew.
+  // (unsorted, maybe repeated); false when any entry may have changed (a walk of every node, a
+  // new basis): the reader then starts over. Either way the record starts anew.
   bool take_changes(std::vector<cluster::NodeIndex>& out);
 
 private:

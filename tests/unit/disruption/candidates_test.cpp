@@ -731,8 +731,8 @@ TEST_CASE("AdmittedOrder admits a waiting candidate when its time comes through 
 {
   // Node `churned` gets a pod bound and unbound every 20 s, each change a new wait 10 h away
   // that makes the last one void; node `waiting` changes once and is admitted 30 minutes later;
-  // node `steady` is admitted from the start. (Each is first admitted 10 h, 30 minutes and 0
-  // after time 0.)
+  // node `steady` is admitted from the start. (Before any change, the first two wait 10 h and
+  // 30 minutes from time 0.)
   MemoCluster mc;
   auto& c = mc.c;
   const auto churned = mc.node("churned", -1);
