@@ -986,7 +986,11 @@ Outcome DisruptionController::single_node()
     sort_candidates(cands, version(), *m_cluster, &m_order);
   }
   auto& ordered = m_ordered;
-  interleave_pools(cands, ordered);
+  if (pools().size() == 1) {
+    ordered.assign(cands.begin(), cands.end()); // one NodePool: the sorted order, no candidate read
+  } else {
+    interleave_pools(cands, ordered);
+  }
   const bool balanced = any_balanced();
   const auto totals = balanced ? pool_totals<const Candidate*>(cands) : std::vector<PoolTotals>{};
   const LentContext lent = sim_context();
