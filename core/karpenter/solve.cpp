@@ -997,6 +997,22 @@ struct SolveCache::Impl
   static_assert(sizeof(QuickStopRest) == 192 && offsetof(QuickStopRest, slack) == 64);
   std::vector<QuickStop> quick_stops; // by NodeIndex, as vetoes
   std::vector<QuickStopRest> quick_stops_rest;
+  // every_claim_keeps_spot worked out from the templates alone, for no_room_holds when the pods
+  // ask more than a remembered bound (QuickStopRest::slack): per template and zone that
+  // keeps_spot looks at, the room (allocatable less the DaemonSet group's overhead) of each spot
+  // option there, leaving out a room no larger in every resource in use than another's. A bound
+  // is one option's room (spot_room_bound's: the first with the most CPU): when the pending pods
+  // swell past its memory, an option with as much CPU and more memory still keeps spot. Made for
+  // one Templates::generation and set of resources.
+  struct SpotRooms
+  {
+    std::uint64_t templates = 0;
+    std::uint32_t dims = 0; // 0: not made
+    bool possible = false;  // every template may keep spot, and has a spot option in every such zone
+    std::vector<model::Resources> rooms; // of each (template, zone) in turn
+    std::vector<std::uint32_t> ends;     // where each one's rooms end in `rooms`
+  };
+  SpotRooms spot_rooms;
 
   void sync_quick_stop(const cluster::Cluster& cluster, cluster::NodeIndex node)
   {
@@ -5683,11 +5699,137 @@ void Scheduler::replay_others(SolveCache::Impl::QuickPass& pass)
   }
 }
 
-// veto_still_holds' no_room answer for a record whose stop pod still fits nowhere.
-// `joined`: the pods that joined the candidate since (nullptr: none).
-bool no_room_holds(const SolveCache::Impl& c, const SolveCache::Impl::QuickStop& q, const SolveCache::Impl::QuickStopRest& r,
-                   const SolveCache::Impl::QuickPass& pass, const PodsSummary* joined)
+// SpotRooms for `templates` over the resources `dims`.
+void make_spot_rooms(const std::vector<Template>& templates, std::uint32_t dims, SolveCache::Impl::SpotRooms& out)
 {
+  out.dims = dims;
+  out.possible = true;
+  out.rooms.clear();
+  out.ends.clear();
+  const auto at_most = [dims](const model::Resources& a, const model::Resources& b) {
+    for (std::uint32_t rest = dims; rest != 0; rest &= rest - 1) {
+      const auto d = static_cast<std::size_t>(std::countr_zero(rest));
+      if (a.v[d] > b.v[d]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  for (const Template& t : templates) {
+    if (!t.spot_possible) {
+      out.possible = false; // keeps_spot's first test
+      return;
+    }
+    for (std::size_t z = 0; z < t.offered_in_zone.size(); ++z) {
+      if (((t.filter.zones >> z) & 1U) == 0 || !t.offered_in_zone[z].intersects(t.options)) {
+        continue;
+      }
+      const std::size_t from = out.rooms.size();
+      for (std::size_t g = 0; g < t.groups.size(); ++g) {
+        if (!t.groups[g].host_ports.empty()) {
+          continue; // (prepare_spot_room leaves such a group out)
+        }
+        TypeSet options = t.group_mask[g];
+        options.and_with(t.spot_in_zone[z]);
+        options.and_with(t.options);
+        options.for_each([&](std::size_t i) {
+          const model::Resources room = t.types->types()[i].allocatable - t.groups[g].overhead;
+          const auto zone_rooms = std::span(out.rooms).subspan(from);
+          if (std::any_of(zone_rooms.begin(), zone_rooms.end(),
+                          [&](const model::Resources& o) { return at_most(room, o); })) {
+            return;
+          }
+          const auto kept = std::remove_if(out.rooms.begin() + static_cast<std::ptrdiff_t>(from), out.rooms.end(),
+                                           [&](const model::Resources& o) { return at_most(o, room); });
+          out.rooms.erase(kept, out.rooms.end());
+          out.rooms.push_back(room);
+        });
+      }
+      if (out.rooms.size() == from) {
+        out.possible = false; // no spot option in the zone
+        return;
+      }
+      out.ends.push_back(static_cast<std::uint32_t>(out.rooms.size()));
+    }
+  }
+}
+
+// every_claim_keeps_spot for a solve with the cache's templates (current, none limited) whose
+// pods ask `total` in the resources `dims`: in every zone of every template, a spot option with
+// room for all of it (keeps_spot's test, over SpotRooms). When it holds, `bound` takes (in `dims`)
+// the least room over the zones of the room each zone has with the most CPU, then memory: it holds
+// for pods asking up to that too.
+bool keeps_spot_exactly(SolveCache::Impl& c, std::uint32_t dims, const model::Resources& total, model::Resources& bound)
+{
+  auto& s = c.spot_rooms;
+  if (s.dims != dims || s.templates != c.templates.generation) {
+    make_spot_rooms(c.templates.list, dims, s);
+    s.templates = c.templates.generation;
+  }
+  if (!s.possible) {
+    return false;
+  }
+  const auto fits = [&](const model::Resources& r) {
+    for (std::uint32_t rest = dims; rest != 0; rest &= rest - 1) {
+      const auto d = static_cast<std::size_t>(std::countr_zero(rest));
+      if (total.v[d] > r.v[d]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::size_t from = 0;
+  bool first = true;
+  for (const auto end : s.ends) {
+    const model::Resources* pick = nullptr;
+    for (std::size_t k = from; k < end; ++k) {
+      const model::Resources& r = s.rooms[k];
+      if (fits(r) && (pick == nullptr || r.cpu() > pick->cpu() || (r.cpu() == pick->cpu() && r.memory() > pick->memory()))) {
+        pick = &r;
+      }
+    }
+    if (pick == nullptr) {
+      return false;
+    }
+    for (std::uint32_t rest = dims; rest != 0; rest &= rest - 1) {
+      const auto d = static_cast<std::size_t>(std::countr_zero(rest));
+      bound.v[d] = first ? pick->v[d] : std::min(bound.v[d], pick->v[d]);
+    }
+    first = false;
+    from = end;
+  }
+  return true;
+}
+
+// no_room_holds past the remembered bound: every_claim_keeps_spot worked out for the pods now
+// (the summary of the candidate's remembered pods, the others and those that joined). When it
+// holds, the candidate's entry takes the bound it found, so that the checks after this one read
+// the slack alone while the pods stay within it (as veto_still_holds does).
+[[gnu::noinline]] bool keeps_spot_for_all(SolveCache::Impl& c, const cluster::Cluster& cluster, cluster::NodeIndex node,
+                                          std::uint32_t used, const PodsSummary* joined)
+{
+  auto& v = c.vetoes[node];
+  model::Resources total = v.summary.requests;
+  total += c.quick_pass.others.requests;
+  if (joined != nullptr) {
+    total += joined->requests;
+  }
+  if (!keeps_spot_exactly(c, used, total, v.keeps_spot_for)) {
+    return false;
+  }
+  c.sync_quick_stop(cluster, node);
+  return true;
+}
+
+// veto_still_holds' no_room answer for a record (of candidate `node`, c.quick_stops[node] and
+// c.quick_stops_rest[node]) whose stop pod still fits nowhere, over the pass c.quick_pass.
+// `joined`: the pods that joined the candidate since (nullptr: none).
+bool no_room_holds(SolveCache::Impl& c, const cluster::Cluster& cluster, cluster::NodeIndex node,
+                   const PodsSummary* joined)
+{
+  const auto& q = c.quick_stops[node];
+  const auto& r = c.quick_stops_rest[node];
+  const auto& pass = c.quick_pass;
   if (!q.zone_only || !pass.others.zone_only || (joined != nullptr && !joined->zone_only)
       || !pass.standing.templates_current || r.templates != c.templates.generation) {
     return false;
@@ -5703,13 +5845,16 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveCache::Impl::QuickStop&
   if (joined == nullptr) {
     constexpr std::uint32_t k_basic = (1U << model::k_cpu) | (1U << model::k_memory) | (1U << model::k_pods);
     if (used == k_basic) { // (the usual three, without the loop)
-      return others[model::k_cpu] <= r.slack.v[model::k_cpu] && others[model::k_memory] <= r.slack.v[model::k_memory]
-             && others[model::k_pods] <= r.slack.v[model::k_pods];
+      if (others[model::k_cpu] <= r.slack.v[model::k_cpu] && others[model::k_memory] <= r.slack.v[model::k_memory]
+          && others[model::k_pods] <= r.slack.v[model::k_pods]) {
+        return true;
+      }
+      return keeps_spot_for_all(c, cluster, node, used, joined);
     }
     for (std::uint32_t rest = used; rest != 0; rest &= rest - 1) {
       const auto d = static_cast<std::size_t>(std::countr_zero(rest));
       if (others[d] > r.slack.v[d]) {
-        return false;
+        return keeps_spot_for_all(c, cluster, node, used, joined);
       }
     }
     return true;
@@ -5717,7 +5862,7 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveCache::Impl::QuickStop&
   for (std::uint32_t rest = used; rest != 0; rest &= rest - 1) {
     const auto d = static_cast<std::size_t>(std::countr_zero(rest));
     if (others[d] + joined->requests.v[d] > r.slack.v[d]) {
-      return false;
+      return keeps_spot_for_all(c, cluster, node, used, joined);
     }
   }
   return true;
@@ -5726,8 +5871,8 @@ bool no_room_holds(const SolveCache::Impl& c, const SolveCache::Impl::QuickStop&
 // A no_room stop that held on a changed pod list of its candidate (`pods`, all bound there, the
 // stop's pod among them; `joined` summarises those not remembered, of which the solve keeps
 // c.joined_valid): its pods become these, as Scheduler::rebase_veto makes them, without
-// summarising any again. The summary keeps counting the pods that left (of any subset, at most
-// this); their shapes stay unused.
+// summarising any again. The summary's requests lose those of the pods that left with a shape;
+// the rest of it keeps counting them (of any subset, at most this), and their shapes stay unused.
 void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluster::NodeIndex node,
                     std::span<const cluster::PodIndex> pods, const PodsSummary& joined)
 {
@@ -5740,13 +5885,20 @@ void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluste
   }
   auto& shape_of = c.rebase_shapes;
   shape_of.clear();
+  // A pod that left with a shape was summarised (as one that joined is, below, when it gets one):
+  // its requests leave the summary, which pending pods that swell share the room with.
+  const auto left = [&v](std::size_t k) {
+    if (v.shape_of[k] != Veto::k_no_shape) {
+      v.summary.requests -= v.shapes[v.shape_of[k]];
+    }
+  };
   std::size_t at = 0; // v.pods is sorted too: one walk over both
   for (const auto i : sorted) {
     while (at < v.pods.size() && v.pods[at] < i) {
-      ++at;
+      left(at++);
     }
     if (at < v.pods.size() && v.pods[at] == i) {
-      shape_of.push_back(v.shape_of[at]);
+      shape_of.push_back(v.shape_of[at++]);
       continue;
     }
     auto shape = Veto::k_no_shape;
@@ -5761,6 +5913,9 @@ void rebase_no_room(SolveCache::Impl& c, const cluster::Cluster& cluster, cluste
       }
     }
     shape_of.push_back(shape);
+  }
+  while (at < v.pods.size()) {
+    left(at++);
   }
   std::swap(v.pods, sorted);
   std::swap(v.shape_of, shape_of);
@@ -5930,7 +6085,7 @@ bool hold_primed(const SolveInput& input, std::uint64_t hold)
 // remembered_stop_holds for a candidate of a primed hold (hold_primed): true when its no_room stop
 // holds on its remembered pod list with no Ready node but its own having room for the stop pod,
 // as the full check finds it then. False when that takes the full check.
-bool holds_again(const SolveCache::Impl& c, const SolveInput& input, cluster::NodeIndex node,
+bool holds_again(SolveCache::Impl& c, const SolveInput& input, cluster::NodeIndex node,
                  std::uint64_t pods_revision, std::size_t pod_count)
 {
   if (node >= c.quick_stops.size()) {
@@ -5948,7 +6103,7 @@ bool holds_again(const SolveCache::Impl& c, const SolveInput& input, cluster::No
     return false;
   }
   return first_ready_fit(snap, r.want(), r.moving_view, FreeCapacityIndex::k_end, node) == FreeCapacityIndex::k_end
-         && no_room_holds(c, r, c.quick_stops_rest[node], c.quick_pass, nullptr);
+         && no_room_holds(c, *input.cluster, node, nullptr);
 }
 
 } // namespace
@@ -6185,7 +6340,7 @@ bool remembered_stop_holds(const SolveInput& input, std::uint64_t pods_revision,
   if (no_room) {
     // (The stop pod, or the witness found above, has no room on any Ready node but the candidate.
     // Rebased first: a witness that joined gets its shape there.)
-    holds = no_room_holds(c, r, rest, pass, joined);
+    holds = no_room_holds(c, cluster, node, joined);
     if (holds && changed) {
       if (!std::is_sorted(c.joined_valid.begin(), c.joined_valid.end())) {
         std::sort(c.joined_valid.begin(), c.joined_valid.end());

@@ -1581,6 +1581,66 @@ TEST_CASE("remembered_stop_holds: a stop on no room keeps the spot option with r
   check_spot_box(env, candidate, {small}, cpu(1500));
 }
 
+TEST_CASE("remembered_stop_holds: a stop on no room holds past the spot option it found while another has room",
+          "[karpenter][solve][consolidation]")
+{
+  // "wide" (8 CPUs, 8 GiB) and "tall" (4 CPUs, 32 GiB), spot in zones 1 and 2. The candidate's pod
+  // (2 CPUs, 1 GiB) fits both: the stop remembers the room of "wide", the type with the most CPU.
+  // A pending pod of 12 GiB takes the pods past "wide"'s memory, within "tall"'s room: NodeClaims
+  // still keep spot, so the remembered check answers without the solve, as the solve does.
+  constexpr std::int64_t gib_bytes = 1024LL * 1024 * 1024;
+  const auto type = [](const std::string& name, std::int64_t cpu_milli, std::int64_t gib) {
+    testing::FakeTypeOptions o;
+    o.cpu_milli = cpu_milli;
+    o.memory = gib * gib_bytes;
+    o.pods = 110;
+    return testing::fake_instance_type(name, o);
+  };
+  Env env({type("wide", 8000, 8), type("tall", 4000, 32)});
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  env.node("other", {}, allocatable(1000));
+  PodOptions own = cpu(2000);
+  own.memory = gib_bytes;
+  env.bind(env.pod(own), candidate);
+  // Then one beyond "tall"'s CPUs (4.5 in all) while "wide" lacks the memory: no spot option has room.
+  PodOptions tall_only = cpu(1000);
+  tall_only.memory = 12 * gib_bytes;
+  check_spot_box(env, candidate, {tall_only}, cpu(1500));
+}
+
+TEST_CASE("remembered_stop_holds: a stop on no room leaves the room of the candidate's pods that left to pending pods",
+          "[karpenter][solve][consolidation]")
+{
+  // Spot on fake-it-0..9 (1-10 CPUs) in zones 1 and 2. The candidate's pods ask 2 + 3 CPUs, and
+  // neither fits the other node. Once the 3-CPU pod has left, a pending pod of 6 CPUs makes 8 in
+  // all: within the largest spot option, so the solve still stops, and the remembered check,
+  // which counted the pod that left too (11), now agrees without the solve.
+  Env env(catalog_with_spot(10, [](int) { return 7U; }));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  env.node("other", {}, allocatable(1000));
+  env.bind(env.pod(cpu(2000)), candidate);
+  const auto leaving = env.pod(cpu(3000));
+  env.bind(leaving, candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); }; // (the cache's snapshot of the nodes)
+  CHECK(early_checked(env, candidate).stopped);
+  CHECK(quick_stop(env, candidate));
+  env.remove(leaving);
+  refresh();
+  CHECK(quick_stop(env, candidate)); // (the entry takes the shorter list)
+  const auto pending = env.pod(cpu(6000));
+  CHECK(quick_stop(env, candidate));
+  CHECK(early_checked(env, candidate).stopped);
+  // Past every spot option (10.5 CPUs in all): neither stops.
+  const auto more = env.pod(cpu(2500));
+  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK_FALSE(early_checked(env, candidate).stopped);
+  env.remove(more);
+  env.remove(pending);
+  CHECK(quick_stop(env, candidate));
+}
+
 namespace {
 
 // A candidate whose one pod fits no other node, over a spot pool in every zone, and the input a
