@@ -1510,6 +1510,16 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds on a changed pod list 
 
 namespace {
 
+// A fake instance type with `cpu_milli` of CPU, `gib` GiB of memory and room for 110 pods.
+catalog::InstanceType sized_type(const std::string& name, std::int64_t cpu_milli, std::int64_t gib)
+{
+  testing::FakeTypeOptions o;
+  o.cpu_milli = cpu_milli;
+  o.memory = gib * k_gib;
+  o.pods = 110;
+  return testing::fake_instance_type(name, o);
+}
+
 // The candidate's stop on no room, once solved and remembered, still answers before the solve with
 // the pending pods `within` (the spot option it found has room for them and the candidate's pods);
 // with `beyond` pending as well no spot option has room for every pod, and neither the check nor
@@ -1560,24 +1570,16 @@ TEST_CASE("remembered_stop_holds: a stop on no room keeps the spot option with r
   // Two types with spot in zones 1 and 2: "wide" (8 CPUs, 4 GiB) and "tall" (4 CPUs, 32 GiB). The
   // candidate's pod asks for 2 CPUs and 8 GiB: only "tall" has room for it, so NodeClaims keep spot
   // while the pods fit "tall", not "wide" (the type with the most CPU).
-  constexpr std::int64_t gib_bytes = 1024LL * 1024 * 1024;
-  const auto type = [](const std::string& name, std::int64_t cpu_milli, std::int64_t gib) {
-    testing::FakeTypeOptions o;
-    o.cpu_milli = cpu_milli;
-    o.memory = gib * gib_bytes;
-    o.pods = 110;
-    return testing::fake_instance_type(name, o);
-  };
-  Env env({type("wide", 8000, 4), type("tall", 4000, 32)});
+  Env env({sized_type("wide", 8000, 4), sized_type("tall", 4000, 32)});
   add_spot_pool(env, true);
   const auto candidate = env.node("candidate", {}, allocatable(8000));
   env.node("other", {}, allocatable(1000));
   PodOptions big = cpu(2000);
-  big.memory = 8 * gib_bytes;
+  big.memory = 8 * capsim::k_gib;
   env.bind(env.pod(big), candidate);
   // A pending pod within "tall"'s room (3 CPUs, 9 GiB in all), then one beyond its CPUs (4.5).
   PodOptions small = cpu(1000);
-  small.memory = gib_bytes;
+  small.memory = capsim::k_gib;
   check_spot_box(env, candidate, {small}, cpu(1500));
 }
 
@@ -1588,24 +1590,16 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds past the spot option i
   // (2 CPUs, 1 GiB) fits both: the stop remembers the room of "wide", the type with the most CPU.
   // A pending pod of 12 GiB takes the pods past "wide"'s memory, within "tall"'s room: NodeClaims
   // still keep spot, so the remembered check answers without the solve, as the solve does.
-  constexpr std::int64_t gib_bytes = 1024LL * 1024 * 1024;
-  const auto type = [](const std::string& name, std::int64_t cpu_milli, std::int64_t gib) {
-    testing::FakeTypeOptions o;
-    o.cpu_milli = cpu_milli;
-    o.memory = gib * gib_bytes;
-    o.pods = 110;
-    return testing::fake_instance_type(name, o);
-  };
-  Env env({type("wide", 8000, 8), type("tall", 4000, 32)});
+  Env env({sized_type("wide", 8000, 8), sized_type("tall", 4000, 32)});
   add_spot_pool(env, true);
   const auto candidate = env.node("candidate", {}, allocatable(8000));
   env.node("other", {}, allocatable(1000));
   PodOptions own = cpu(2000);
-  own.memory = gib_bytes;
+  own.memory = capsim::k_gib;
   env.bind(env.pod(own), candidate);
   // Then one beyond "tall"'s CPUs (4.5 in all) while "wide" lacks the memory: no spot option has room.
   PodOptions tall_only = cpu(1000);
-  tall_only.memory = 12 * gib_bytes;
+  tall_only.memory = 12 * capsim::k_gib;
   check_spot_box(env, candidate, {tall_only}, cpu(1500));
 }
 
