@@ -5784,7 +5784,9 @@ bool keeps_spot_exactly(SolveCache::Impl& c, std::uint32_t dims, const model::Re
     const model::Resources* pick = nullptr;
     for (std::size_t k = from; k < end; ++k) {
       const model::Resources& r = s.rooms[k];
-      if (fits(r) && (pick == nullptr || r.cpu() > pick->cpu() || (r.cpu() == pick->cpu() && r.memory() > pick->memory()))) {
+      const bool better = pick == nullptr || r.cpu() > pick->cpu()
+                          || (r.cpu() == pick->cpu() && r.memory() > pick->memory());
+      if (better && fits(r)) {
         pick = &r;
       }
     }
