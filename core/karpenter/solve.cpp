@@ -5758,7 +5758,7 @@ void make_spot_rooms(const std::vector<Template>& templates, std::uint32_t dims,
 // pods ask `total` in the resources `dims`: in every zone of every template, a spot option with
 // room for all of it (keeps_spot's test, over SpotRooms). When it holds, `bound` takes (in `dims`)
 // the least room over the zones of the room each zone has with the most CPU, then memory: it holds
-// for pods asking up to that too.
+// for pods asking up to that too. Otherwise `bound` is left as it was.
 bool keeps_spot_exactly(SolveCache::Impl& c, std::uint32_t dims, const model::Resources& total, model::Resources& bound)
 {
   auto& s = c.spot_rooms;
@@ -5779,6 +5779,7 @@ bool keeps_spot_exactly(SolveCache::Impl& c, std::uint32_t dims, const model::Re
     return true;
   };
   std::size_t from = 0;
+  model::Resources least = bound;
   bool first = true;
   for (const auto end : s.ends) {
     const model::Resources* pick = nullptr;
@@ -5795,11 +5796,12 @@ bool keeps_spot_exactly(SolveCache::Impl& c, std::uint32_t dims, const model::Re
     }
     for (std::uint32_t rest = dims; rest != 0; rest &= rest - 1) {
       const auto d = static_cast<std::size_t>(std::countr_zero(rest));
-      bound.v[d] = first ? pick->v[d] : std::min(bound.v[d], pick->v[d]);
+      least.v[d] = first ? pick->v[d] : std::min(least.v[d], pick->v[d]);
     }
     first = false;
     from = end;
   }
+  bound = least;
   return true;
 }
 

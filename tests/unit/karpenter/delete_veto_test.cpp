@@ -1603,6 +1603,31 @@ TEST_CASE("remembered_stop_holds: a stop on no room holds past the spot option i
   check_spot_box(env, candidate, {tall_only}, cpu(1500));
 }
 
+TEST_CASE("remembered_stop_holds: a stop on no room keeps its bound when one zone has no spot option with room",
+          "[karpenter][solve][consolidation]")
+{
+  // Spot on fake-it-0..7 (1-8 CPUs) in zones 1 and 2, on fake-it-8..9 (9-10 CPUs) in zone 1 only.
+  // Pods of 9 CPUs in all fit a spot option in zone 1, none in zone 2: the check past the bound
+  // fails, and the bound stays that of the 8-CPU option (a bound taken from zone 1 alone would let
+  // 9.6 CPUs through once the entry is written again).
+  Env env(catalog_with_spot(10, [](int i) { return i < 8 ? 3U : 1U; }));
+  add_spot_pool(env, true);
+  const auto candidate = env.node("candidate", {}, allocatable(8000));
+  env.node("other", {}, allocatable(1000));
+  env.bind(env.pod(cpu(2000)), candidate);
+  const auto refresh = [&env] { (void)solve(env.input()); }; // (the cache's snapshot of the nodes)
+  CHECK(early_checked(env, candidate).stopped);
+  const auto first = env.pod(cpu(7000));
+  CHECK_FALSE(quick_stop(env, candidate));
+  env.remove(first);
+  env.bind(env.pod(cpu(100)), candidate);
+  refresh();
+  CHECK(quick_stop(env, candidate)); // (the entry takes the longer list)
+  (void)env.pod(cpu(7500));
+  CHECK_FALSE(quick_stop(env, candidate));
+  CHECK_FALSE(early_checked(env, candidate).stopped);
+}
+
 TEST_CASE("remembered_stop_holds: a stop on no room leaves the room of the candidate's pods that left to pending pods",
           "[karpenter][solve][consolidation]")
 {
